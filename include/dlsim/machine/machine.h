@@ -1,0 +1,102 @@
+// A machine: one GPU device, the host/framework driving it, the node and the
+// system it sits in. Parsed once from YAML (machine_io.h) into these plain,
+// validated structs with SI units (FLOP/s, bytes, bytes/s, seconds).
+#ifndef DLSIM_MACHINE_MACHINE_H_
+#define DLSIM_MACHINE_MACHINE_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dlsim {
+
+// Dense peak arithmetic rates; 0 means the device has no such unit.
+struct PeakFlops {
+  double fp64_vector = 0;
+  double fp64_matrix = 0;
+  double fp32_vector = 0;
+  double fp16_vector = 0;
+  double bf16_vector = 0;
+  double tf32_matrix = 0;
+  double fp16_matrix = 0;
+  double bf16_matrix = 0;
+  double fp8_matrix = 0;
+};
+
+struct DeviceSpec {
+  std::string name;                // "NVIDIA H100 80GB HBM3"
+  std::string compute_capability;  // "9.0"
+  int sm_count = 0;
+  double boost_clock_mhz = 0;
+  double sustained_clock_mhz = 0;  // 0 = same as boost
+  PeakFlops peak_flops;            // FLOP/s, dense
+  double memory_bytes = 0;
+  double memory_bw_bytes_per_s = 0;           // datasheet
+  double measured_memory_bw_bytes_per_s = 0;  // 0 = not measured
+  double l2_bytes = 0;
+  double kernel_launch_s = 0;  // GPU-side gap between back-to-back kernels
+  double host_device_bw_bytes_per_s = 0;  // PCIe / C2C, per direction
+
+  // Measured bandwidth when known, else the datasheet figure.
+  double EffectiveMemoryBw() const {
+    return measured_memory_bw_bytes_per_s > 0 ? measured_memory_bw_bytes_per_s
+                                              : memory_bw_bytes_per_s;
+  }
+};
+
+// The framework's host side in eager mode (PyTorch launching op by op).
+struct HostSpec {
+  std::string framework = "pytorch";
+  double dispatch_s = 0;  // default per-op host dispatch cost
+  // Per-op-class overrides, keyed by kernel kind name ("conv_fwd", "gemm").
+  std::map<std::string, double> dispatch_s_by_kind;
+};
+
+struct LinkSpec {
+  std::string kind;            // "nvlink4", "pcie4", "infiniband-ndr", ...
+  double bw_bytes_per_s = 0;   // per direction, line rate
+  double efficiency = 1.0;     // achievable fraction of line rate, (0, 1]
+  double latency_s = 0;        // alpha
+};
+
+struct NodeSpec {
+  int gpus_per_node = 1;
+  LinkSpec scale_up;   // GPU <-> GPU inside a node
+  int nics_per_node = 0;
+  LinkSpec nic;        // one NIC, node <-> network
+};
+
+struct NetworkTier {
+  std::string name;      // "leaf", "spine"
+  std::string topology;  // "fat-tree", "dragonfly", ...
+  LinkSpec link;
+};
+
+struct SystemSpec {
+  std::string name;
+  int nodes = 1;
+  std::vector<NetworkTier> tiers;
+};
+
+struct CalibrationSpec {
+  std::string perf_db;    // resolved path of the SQLite database, "" = none
+  std::string db_gpu;     // GPU name as recorded in the database
+  std::string scale_from; // resolved path of the reference machine YAML
+};
+
+struct Machine {
+  std::string name;         // short id, "h100"
+  std::string description;
+  std::string source_path;  // YAML it was loaded from
+  DeviceSpec device;
+  HostSpec host;
+  NodeSpec node;
+  SystemSpec system;
+  CalibrationSpec calibration;
+
+  int TotalGpus() const { return node.gpus_per_node * system.nodes; }
+};
+
+}  // namespace dlsim
+
+#endif  // DLSIM_MACHINE_MACHINE_H_

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs dlsim's build dependencies from Debian packages (run as root or
+# with sudo available). Safe to run again.
+set -euo pipefail
+PKGS=(cmake ninja-build g++ pkg-config
+      libonnx-dev libprotobuf-dev protobuf-compiler
+      libyaml-cpp-dev libboost-graph-dev libeigen3-dev libsqlite3-dev
+      libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup: dependencies present"
