@@ -1,7 +1,37 @@
 // dlsim command-line entry point. The only place that prints and exits.
 #include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+
+namespace dlsim::cli {
+
+int ReportError(const Status& status) {
+  std::cerr << "dlsim: error: " << status.message() << "\n";
+  return status.code() == StatusCode::kInternal ? 2 : 1;
+}
+
+void ReportWarning(const std::string& message) {
+  std::cerr << "dlsim: warning: " << message << "\n";
+}
+
+}  // namespace dlsim::cli
 
 int main(int argc, char** argv) {
-  std::printf("dlsim 0.1.0\n");
-  return 0;
+  CLI::App app{"dlsim: estimate deep-learning run times on GPUs from ONNX models"};
+  app.set_version_flag("--version", "dlsim 0.1.0");
+  app.require_subcommand(1);
+  int exit_code = 0;
+  dlsim::cli::RegisterEstimateCommand(app, &exit_code);
+  dlsim::cli::RegisterInspectCommand(app, &exit_code);
+  dlsim::cli::RegisterMachinesCommand(app, &exit_code);
+  dlsim::cli::RegisterPlanCommand(app, &exit_code);
+  dlsim::cli::RegisterDbCommand(app, &exit_code);
+  dlsim::cli::RegisterFomCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
 }

@@ -18,9 +18,6 @@ struct ImportOptions {
   int64_t batch = 0;
   // Explicit input shapes by input name; they win over `batch`.
   std::map<std::string, Shape> input_shapes;
-  // Float inputs are treated as this dtype (kUndefined keeps the model's).
-  // Used for --dtype fp16/bf16 on an fp32 export.
-  DType compute_dtype = DType::kUndefined;
 };
 
 // Parses "NAME:D1xD2x..." as given to --input.
