@@ -1,0 +1,85 @@
+// Fitted per-op-class models: for one GPU, a small model per (kernel kind,
+// math mode) fitted on that GPU's measurements, which prices keys the
+// database has not measured (the "fitted" cost source; docs/perfdb.md,
+// "Fitted models"). Eigen stays in src/perfdb.
+#ifndef DLSIM_PERFDB_FIT_H_
+#define DLSIM_PERFDB_FIT_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlsim/ops/kernel_call.h"
+#include "dlsim/perfdb/record.h"
+#include "dlsim/util/status.h"
+
+namespace dlsim {
+
+// One class's model
+//   time_s = t0_s + s_per_flop * flops / wave_efficiency + s_per_byte * bytes
+// (s_per_flop is 0 for memory-bound kinds), its fit sizes and errors.
+// Relative errors are |predicted - measured| / measured.
+struct FitClassReport {
+  std::string kind;  // KernelKindName, e.g. "gemm"
+  std::string math;  // "fp32", "tf32", "fp16", "bf16"
+  double t0_s = 0;
+  double s_per_flop = 0;  // 1 / effective FLOP/s
+  double s_per_byte = 0;  // 1 / effective bytes/s
+  int n_train = 0;
+  int n_test = 0;  // held out (every holdout_every-th key)
+  double train_median_rel_err = 0;
+  double test_median_rel_err = 0;  // NaN when n_test == 0
+  double test_p90_rel_err = 0;     // NaN when n_test == 0
+};
+
+struct FitReport {
+  std::string gpu_name;
+  int64_t sm_count = 0;
+  std::vector<FitClassReport> classes;  // sorted by kind, then math
+  // "kind/math: reason" for classes with too few keys to fit.
+  std::vector<std::string> skipped;
+};
+
+struct FitOptions {
+  int holdout_every = 5;  // every 5th key (sorted order) is held out; 0: none
+  int min_train = 4;      // fewer training keys than this: no model
+};
+
+class FittedModels {
+ public:
+  FittedModels() = default;
+
+  // Predicted time of one call of `key`, or nullopt when there is no model
+  // for its (kind, math) or its work cannot be computed.
+  std::optional<double> PredictSeconds(const ParsedKey& key) const;
+  // The model used for (kind, math), or nullptr.
+  const FitClassReport* Find(KernelKind kind, const std::string& math) const;
+
+  const FitReport& report() const { return report_; }
+
+  // Versioned JSON (for the `fits` table); FromJson errors name the field.
+  std::string ToJson() const;
+  static Result<FittedModels> FromJson(const std::string& json);
+
+ private:
+  friend Result<FittedModels> FitModels(const std::vector<MeasurementRecord>&, int64_t,
+                                        const FitOptions&);
+  explicit FittedModels(FitReport report);
+
+  FitReport report_;
+  std::map<std::string, size_t> index_;  // "kind/math" -> report_.classes[i]
+};
+
+// Fits one model per (kind, math) from one GPU's records. Uses status "ok"
+// records only, and per key the fastest algorithm (min median), which is what
+// the measured source returns. Errors: records of more than one GPU, or no
+// usable record at all. Coefficients are non-negative; the fit minimises
+// the sum of squared relative errors.
+Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
+                               int64_t sm_count, const FitOptions& options = {});
+
+}  // namespace dlsim
+
+#endif  // DLSIM_PERFDB_FIT_H_

@@ -1,0 +1,89 @@
+// Measurement records: one JSON object per line, written by dlsim-calibrate
+// and read by `dlsim db import` (fields in docs/kernel-keys.md).
+#ifndef DLSIM_PERFDB_RECORD_H_
+#define DLSIM_PERFDB_RECORD_H_
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dlsim/util/status.h"
+
+namespace dlsim {
+
+// The record format version this build reads and writes.
+inline constexpr int kRecordSchemaVersion = 1;
+
+// One kernel launch of a library call, as CUPTI saw it.
+struct KernelTime {
+  std::string name;
+  double ms = 0;
+
+  bool operator==(const KernelTime& o) const { return name == o.name && ms == o.ms; }
+};
+
+// One measured (key, algorithm) pair on one GPU and software stack.
+// Times are NaN, and reps 0, when the record has none (status other than
+// "ok"/"noisy": unsupported or failed measurements carry no times).
+struct MeasurementRecord {
+  int schema = kRecordSchemaVersion;
+  std::string gpu_name;
+  std::string gpu_cc;
+  int64_t gpu_sms = 0;
+  double gpu_clock_mhz = 0;
+  double gpu_mem_bytes = 0;
+  std::string driver;
+  std::string cuda;
+  std::string cudnn;
+  std::string cublas;
+  std::string key;
+  std::string algo;
+  bool heuristic = false;
+  bool fastest = false;
+  double median_ms = std::numeric_limits<double>::quiet_NaN();
+  double min_ms = std::numeric_limits<double>::quiet_NaN();
+  double max_ms = std::numeric_limits<double>::quiet_NaN();
+  double p10_ms = std::numeric_limits<double>::quiet_NaN();
+  double p90_ms = std::numeric_limits<double>::quiet_NaN();
+  int64_t reps = 0;
+  double workspace_bytes = std::numeric_limits<double>::quiet_NaN();
+  std::string status;  // "ok", "noisy", "unsupported", "failed"
+  std::vector<KernelTime> kernels;
+  std::string time_utc;
+
+  // True when the record carries times (status "ok" or "noisy").
+  bool has_times() const { return status == "ok" || status == "noisy"; }
+};
+
+// Parses one JSON line. Errors name the missing or mistyped field. Fields
+// median_ms..p90_ms, reps and workspace_bytes are required when status is
+// "ok" or "noisy" and optional otherwise; `kernels` is optional (empty).
+// The key must parse (ParseKernelKey) and schema must be 1.
+Result<MeasurementRecord> ParseRecordJson(const std::string& line);
+
+// One JSON object on one line (no trailing newline), fields in the order of
+// docs/kernel-keys.md; absent times (NaN) are left out. Doubles are written
+// so that ParseRecordJson(RecordToJson(r)) == r exactly.
+std::string RecordToJson(const MeasurementRecord& record);
+
+// Field-by-field equality (NaN equals NaN).
+bool SameRecord(const MeasurementRecord& a, const MeasurementRecord& b);
+
+// The records of a JSON-lines file.
+struct JsonlContents {
+  std::vector<MeasurementRecord> records;
+  // "file:line: ..." notes that did not stop the read, e.g. a truncated
+  // final line left by a killed calibration run.
+  std::vector<std::string> warnings;
+};
+
+// Reads a JSON-lines file of records. Blank lines are skipped. A final line
+// that does not parse and lacks its closing brace is a truncated write: it
+// is dropped with a warning. Any other malformed line is an error naming
+// file:line, and nothing is returned.
+Result<JsonlContents> ReadRecordsJsonl(const std::string& path);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_PERFDB_RECORD_H_

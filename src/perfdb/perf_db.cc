@@ -1,0 +1,151 @@
+// Opening a performance database and creating or checking its schema
+// (docs/perfdb.md, "Schema").
+#include "dlsim/perfdb/perf_db.h"
+
+#include <set>
+#include <sys/stat.h>
+
+#include "dlsim/perfdb/fit.h"
+#include "sqlite_util.h"
+
+namespace dlsim {
+namespace {
+
+using perfdb_internal::Exec;
+using perfdb_internal::SqliteError;
+using perfdb_internal::Statement;
+using perfdb_internal::Transaction;
+
+constexpr const char* kSchemaSql = R"sql(
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE gpus (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  cc TEXT NOT NULL,
+  sms INTEGER NOT NULL,
+  clock_mhz REAL NOT NULL,
+  mem_bytes REAL NOT NULL);
+CREATE TABLE software_stacks (
+  id INTEGER PRIMARY KEY,
+  driver TEXT NOT NULL,
+  cuda TEXT NOT NULL,
+  cudnn TEXT NOT NULL,
+  cublas TEXT NOT NULL,
+  UNIQUE (driver, cuda, cudnn, cublas));
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+  stack_id INTEGER NOT NULL REFERENCES software_stacks(id),
+  key TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  algo TEXT NOT NULL,
+  heuristic INTEGER NOT NULL,
+  fastest INTEGER NOT NULL,
+  median_ms REAL, min_ms REAL, max_ms REAL, p10_ms REAL, p90_ms REAL,
+  reps INTEGER NOT NULL,
+  workspace_bytes REAL,
+  status TEXT NOT NULL,
+  kernels TEXT NOT NULL,
+  time_utc TEXT NOT NULL,
+  record_schema INTEGER NOT NULL,
+  UNIQUE (gpu_id, stack_id, key, algo));
+CREATE INDEX measurements_gpu_key ON measurements (gpu_id, key);
+CREATE TABLE fits (
+  gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+  stack_id INTEGER NOT NULL REFERENCES software_stacks(id),
+  models TEXT NOT NULL,
+  PRIMARY KEY (gpu_id, stack_id));
+)sql";
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+Result<std::set<std::string>> TableNames(sqlite3* db, const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(
+      Statement stmt,
+      Statement::Prepare(db, path, "SELECT name FROM sqlite_master WHERE type = 'table'"));
+  std::set<std::string> names;
+  for (;;) {
+    DLSIM_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    names.insert(stmt.Text(0));
+  }
+  return names;
+}
+
+Status CreateSchema(sqlite3* db, const std::string& path) {
+  Transaction txn(db, path);
+  DLSIM_RETURN_IF_ERROR(txn.Begin());
+  DLSIM_RETURN_IF_ERROR(Exec(db, path, kSchemaSql));
+  DLSIM_RETURN_IF_ERROR(Exec(db, path, "INSERT INTO schema_version (version) VALUES (" +
+                                           std::to_string(kPerfDbSchemaVersion) + ")"));
+  return txn.Commit();
+}
+
+Status CheckVersion(sqlite3* db, const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(
+      Statement stmt, Statement::Prepare(db, path, "SELECT MAX(version) FROM schema_version"));
+  DLSIM_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row || stmt.IsNull(0)) {
+    return ParseError(path + ": table schema_version is empty: not a dlsim performance database");
+  }
+  int64_t version = stmt.Int(0);
+  if (version > kPerfDbSchemaVersion) {
+    return Unsupported(path + ": database schema version " + std::to_string(version) +
+                       " is newer than this dlsim supports (version " +
+                       std::to_string(kPerfDbSchemaVersion) + "); use a newer dlsim");
+  }
+  if (version < 1) {
+    return Unsupported(path + ": database schema version " + std::to_string(version) +
+                       " is not valid (this dlsim reads version " +
+                       std::to_string(kPerfDbSchemaVersion) + ")");
+  }
+  return Status::Ok();
+}
+
+Status PrepareSchema(sqlite3* db, const std::string& path, OpenMode mode) {
+  DLSIM_ASSIGN_OR_RETURN(auto tables, TableNames(db, path));
+  if (tables.empty()) {
+    if (mode == OpenMode::kReadOnly) {
+      return NotFound(path + ": empty database, not a dlsim performance database "
+                             "(create one with `dlsim db import`)");
+    }
+    return CreateSchema(db, path);
+  }
+  if (tables.count("schema_version") == 0) {
+    return ParseError(path +
+                      ": a SQLite database but not a dlsim performance database "
+                      "(no schema_version table)");
+  }
+  return CheckVersion(db, path);
+}
+
+}  // namespace
+
+void PerfDb::Closer::operator()(sqlite3* db) const { sqlite3_close(db); }
+
+PerfDb::PerfDb(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+PerfDb::PerfDb(PerfDb&&) noexcept = default;
+PerfDb& PerfDb::operator=(PerfDb&&) noexcept = default;
+PerfDb::~PerfDb() = default;
+
+Result<PerfDb> PerfDb::Open(const std::string& path, OpenMode mode) {
+  if (mode == OpenMode::kReadOnly && !FileExists(path)) {
+    return NotFound(path + ": performance database does not exist");
+  }
+  const int flags = mode == OpenMode::kReadOnly
+                        ? SQLITE_OPEN_READONLY
+                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  PerfDb db(path, raw);  // closes the handle on every path below
+  if (rc != SQLITE_OK) return SqliteError(raw, path, rc, "opening the database");
+  sqlite3_busy_timeout(raw, 5000);
+  DLSIM_RETURN_IF_ERROR(Exec(raw, path, "PRAGMA foreign_keys = ON"));
+  DLSIM_RETURN_IF_ERROR(PrepareSchema(raw, path, mode));
+  return db;
+}
+
+}  // namespace dlsim

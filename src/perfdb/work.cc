@@ -1,0 +1,285 @@
+// FLOPs and bytes of every kernel kind, from the key's parameters. The
+// formulas are the textbook ones (e.g. conv: 2*N*K*Ho*Wo*(C/groups)*R*S,
+// Benanza's and the cuDNN docs' convention); bytes count each tensor once
+// at the key's dtype, which is what a roofline takes as compulsory traffic.
+#include "dlsim/perfdb/work.h"
+
+#include <cstdlib>
+
+namespace dlsim {
+namespace {
+
+class Params {
+ public:
+  explicit Params(const ParsedKey& key) : key_(key) {}
+
+  // A positive integer parameter (zero allowed when `allow_zero`).
+  Result<int64_t> Int(const std::string& name, bool allow_zero = false) const {
+    for (const auto& [n, v] : key_.params) {
+      if (n != name) continue;
+      char* end = nullptr;
+      long long value = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || value < 0 || (value == 0 && !allow_zero)) {
+        return InvalidArgument(Where() + ": parameter " + name + "=" + v +
+                               " is not a positive integer");
+      }
+      return static_cast<int64_t>(value);
+    }
+    return InvalidArgument(Where() + ": missing parameter '" + name + "'");
+  }
+  std::string Str(const std::string& name) const {
+    for (const auto& [n, v] : key_.params) {
+      if (n == name) return v;
+    }
+    return "";
+  }
+  std::string Where() const { return std::string("kernel key of kind ") + KernelKindName(key_.kind); }
+
+ private:
+  const ParsedKey& key_;
+};
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t Tiles(double m, double n) {
+  return CeilDiv(static_cast<int64_t>(m), kWaveTileEdge) *
+         CeilDiv(static_cast<int64_t>(n), kWaveTileEdge);
+}
+
+Result<int64_t> OutDim(const Params& p, int64_t in, int64_t filter, int64_t pad, int64_t stride,
+                       int64_t dil) {
+  int64_t span = dil * (filter - 1) + 1;
+  int64_t out = (in + 2 * pad - span) / stride + 1;
+  if (in + 2 * pad < span || out <= 0) {
+    return InvalidArgument(p.Where() + ": the filter window is larger than the padded input");
+  }
+  return out;
+}
+
+Result<KeyWork> ConvWork(const ParsedKey& key, const Params& p, int64_t ds) {
+  DLSIM_ASSIGN_OR_RETURN(int64_t n, p.Int("n"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t c, p.Int("c"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t h, p.Int("h"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t w, p.Int("w"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t k, p.Int("k"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t r, p.Int("r"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t s, p.Int("s"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t pad_h, p.Int("pad_h", true));
+  DLSIM_ASSIGN_OR_RETURN(int64_t pad_w, p.Int("pad_w", true));
+  DLSIM_ASSIGN_OR_RETURN(int64_t stride_h, p.Int("stride_h"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t stride_w, p.Int("stride_w"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t dil_h, p.Int("dil_h"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t dil_w, p.Int("dil_w"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t g, p.Int("groups"));
+  if (c % g != 0 || k % g != 0) {
+    return InvalidArgument(p.Where() + ": groups must divide c and k");
+  }
+  DLSIM_ASSIGN_OR_RETURN(int64_t ho, OutDim(p, h, r, pad_h, stride_h, dil_h));
+  DLSIM_ASSIGN_OR_RETURN(int64_t wo, OutDim(p, w, s, pad_w, stride_w, dil_w));
+  const double x = double(n) * c * h * w, y = double(n) * k * ho * wo;
+  const double filt = double(k) * (c / g) * r * s;
+  KeyWork work;
+  work.flops = 2.0 * n * k * ho * wo * double(c / g) * r * s;
+  work.bytes = (x + filt + y) * ds;
+  // Implicit GEMM per group (cuDNN's and CUTLASS's mapping).
+  if (key.kind == KernelKind::kConvBwdData) {
+    work.gemm_m = double(n) * h * w, work.gemm_n = double(c / g);
+  } else if (key.kind == KernelKind::kConvBwdFilter) {
+    work.gemm_m = double(k / g), work.gemm_n = double(c / g) * r * s;
+  } else {
+    work.gemm_m = double(n) * ho * wo, work.gemm_n = double(k / g);
+  }
+  if (key.kind == KernelKind::kConvBiasAct) work.bytes += double(k) * ds;  // bias
+  work.tiles = Tiles(work.gemm_m, work.gemm_n) * g;
+  return work;
+}
+
+Result<KeyWork> GemmWork(const ParsedKey& key, const Params& p, int64_t ds) {
+  int64_t batch = 1;
+  if (key.kind == KernelKind::kBatchedGemm) {
+    DLSIM_ASSIGN_OR_RETURN(batch, p.Int("batch"));
+  }
+  DLSIM_ASSIGN_OR_RETURN(int64_t m, p.Int("m"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t n, p.Int("n"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t k, p.Int("k"));
+  KeyWork work;
+  work.flops = 2.0 * batch * m * n * k;
+  work.bytes = double(batch) * (double(m) * k + double(k) * n + double(m) * n) * ds;
+  work.gemm_m = double(m), work.gemm_n = double(n);
+  work.tiles = Tiles(work.gemm_m, work.gemm_n) * batch;
+  return work;
+}
+
+Result<KeyWork> RnnWork(const Params& p, int64_t ds) {
+  const std::string cell = p.Str("cell");
+  const int gates = cell == "lstm" ? 4 : cell == "gru" ? 3 : 1;
+  if (cell != "lstm" && cell != "gru" && cell != "rnn_tanh" && cell != "rnn_relu") {
+    return InvalidArgument(p.Where() + ": unknown rnn cell '" + cell + "'");
+  }
+  DLSIM_ASSIGN_OR_RETURN(int64_t seq, p.Int("seq"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t batch, p.Int("batch"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t input, p.Int("input"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t hidden, p.Int("hidden"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t layers, p.Int("layers"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t dirs, p.Int("dirs"));
+  KeyWork work;
+  double weights = 0;
+  for (int64_t l = 0; l < layers; ++l) {
+    const double in = l == 0 ? double(input) : double(hidden) * dirs;
+    const double per_dir = double(gates) * hidden * (in + hidden + 2);  // W, R, two biases
+    weights += per_dir * dirs;
+    work.flops += 2.0 * dirs * seq * batch * gates * hidden * (in + hidden);
+  }
+  // Inputs, outputs, weights, and each layer's gate activations (the
+  // reserve space training reads back).
+  const double acts = double(seq) * batch * (input + double(hidden) * dirs) +
+                      double(seq) * batch * gates * hidden * dirs * layers;
+  work.bytes = (weights + acts) * ds;
+  return work;
+}
+
+Result<KeyWork> NormWork(const ParsedKey& key, const Params& p, int64_t ds) {
+  DLSIM_ASSIGN_OR_RETURN(int64_t n, p.Int("n"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t c, p.Int("c"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t h, p.Int("h"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t w, p.Int("w"));
+  const double e = double(n) * c * h * w;
+  KeyWork work;
+  if (key.kind == KernelKind::kLrnFwd) {
+    DLSIM_ASSIGN_OR_RETURN(int64_t size, p.Int("size"));
+    work.flops = e * (2.0 * size + 3);  // window sum of squares, pow, divide
+    work.bytes = 2 * e * ds;
+  } else if (key.kind == KernelKind::kBatchNormInfer) {
+    work.flops = 2 * e;  // y = x * scale' + shift'
+    work.bytes = (2 * e + 4.0 * c) * ds;
+  } else if (key.kind == KernelKind::kBatchNormTrainFwd) {
+    work.flops = 5 * e;  // mean, variance, normalise, scale, shift
+    work.bytes = (2 * e + 6.0 * c) * ds;  // x, y; scale, bias, 2 running, 2 saved
+  } else {  // kBatchNormBwd: x, dy in; dx out
+    work.flops = 8 * e;
+    work.bytes = (3 * e + 6.0 * c) * ds;
+  }
+  return work;
+}
+
+Result<KeyWork> PoolWork(const ParsedKey& key, const Params& p, int64_t ds) {
+  DLSIM_ASSIGN_OR_RETURN(int64_t n, p.Int("n"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t c, p.Int("c"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t h, p.Int("h"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t w, p.Int("w"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t r, p.Int("r"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t s, p.Int("s"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t pad_h, p.Int("pad_h", true));
+  DLSIM_ASSIGN_OR_RETURN(int64_t pad_w, p.Int("pad_w", true));
+  DLSIM_ASSIGN_OR_RETURN(int64_t stride_h, p.Int("stride_h"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t stride_w, p.Int("stride_w"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t ho, OutDim(p, h, r, pad_h, stride_h, 1));
+  DLSIM_ASSIGN_OR_RETURN(int64_t wo, OutDim(p, w, s, pad_w, stride_w, 1));
+  const double x = double(n) * c * h * w, y = double(n) * c * ho * wo;
+  KeyWork work;
+  work.flops = y * r * s;
+  // Forward reads x, writes y; backward reads x, y, dy and writes dx.
+  work.bytes = (key.kind == KernelKind::kPoolFwd ? x + y : 2 * x + 2 * y) * ds;
+  return work;
+}
+
+Result<KeyWork> RowsColsWork(const ParsedKey& key, const Params& p, int64_t ds) {
+  DLSIM_ASSIGN_OR_RETURN(int64_t rows, p.Int("rows"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t cols, p.Int("cols"));
+  const double e = double(rows) * cols;
+  KeyWork work;
+  switch (key.kind) {
+    case KernelKind::kSoftmaxFwd: work.flops = 4 * e, work.bytes = 2 * e * ds; break;
+    case KernelKind::kSoftmaxBwd: work.flops = 4 * e, work.bytes = 3 * e * ds; break;
+    case KernelKind::kLayerNormFwd:
+      work.flops = 6 * e, work.bytes = (2 * e + 2.0 * cols) * ds; break;
+    case KernelKind::kLayerNormBwd:
+      work.flops = 10 * e, work.bytes = (3 * e + 4.0 * cols) * ds; break;
+    default:  // kReduction: rows outputs, each over cols inputs
+      work.flops = e, work.bytes = (e + double(rows)) * ds; break;
+  }
+  return work;
+}
+
+Result<KeyWork> OptimizerWork(const Params& p, int64_t ds) {
+  DLSIM_ASSIGN_OR_RETURN(int64_t params, p.Int("params"));
+  const std::string op = p.Str("op");
+  // Tensors of `params` elements read + written per step, and FLOPs per element.
+  double tensors = 3, flops = 2;  // sgd: read w, g; write w
+  if (op == "sgd_momentum") tensors = 5, flops = 4;  // + read/write m
+  if (op == "adam" || op == "adamw") tensors = 7, flops = 12;  // + m, v
+  KeyWork work;
+  work.flops = flops * params;
+  work.bytes = tensors * params * ds;
+  return work;
+}
+
+Result<KeyWork> MemoryWork(const ParsedKey& key, const Params& p, int64_t ds) {
+  KeyWork work;
+  if (key.kind == KernelKind::kElementwise) {
+    DLSIM_ASSIGN_OR_RETURN(int64_t elems, p.Int("elems"));
+    DLSIM_ASSIGN_OR_RETURN(int64_t arity, p.Int("arity", true));
+    work.flops = double(elems) * (arity > 1 ? arity - 1 : 1);
+    work.bytes = double(elems) * (arity + 1) * ds;
+  } else {  // kCopy: every output element read once and written once
+    DLSIM_ASSIGN_OR_RETURN(int64_t elems, p.Int("elems"));
+    work.bytes = 2.0 * elems * ds;
+  }
+  return work;
+}
+
+}  // namespace
+
+Result<int64_t> DTypeSizeOfName(const std::string& dtype) {
+  if (dtype == "fp32") return int64_t{4};
+  if (dtype == "fp16" || dtype == "bf16") return int64_t{2};
+  if (dtype == "fp64") return int64_t{8};
+  return InvalidArgument("unknown dtype '" + dtype + "' in kernel key");
+}
+
+bool IsComputeKind(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::kConvFwd: case KernelKind::kConvBiasAct:
+    case KernelKind::kConvBwdData: case KernelKind::kConvBwdFilter:
+    case KernelKind::kGemm: case KernelKind::kBatchedGemm:
+    case KernelKind::kRnnFwd: case KernelKind::kRnnBwdData: case KernelKind::kRnnBwdWeights:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Result<KeyWork> WorkOfKey(const ParsedKey& key) {
+  DLSIM_ASSIGN_OR_RETURN(int64_t ds, DTypeSizeOfName(key.dtype));
+  Params p(key);
+  switch (key.kind) {
+    case KernelKind::kConvFwd: case KernelKind::kConvBiasAct:
+    case KernelKind::kConvBwdData: case KernelKind::kConvBwdFilter:
+      return ConvWork(key, p, ds);
+    case KernelKind::kGemm: case KernelKind::kBatchedGemm:
+      return GemmWork(key, p, ds);
+    case KernelKind::kRnnFwd: case KernelKind::kRnnBwdData: case KernelKind::kRnnBwdWeights:
+      return RnnWork(p, ds);
+    case KernelKind::kBatchNormInfer: case KernelKind::kBatchNormTrainFwd:
+    case KernelKind::kBatchNormBwd: case KernelKind::kLrnFwd:
+      return NormWork(key, p, ds);
+    case KernelKind::kPoolFwd: case KernelKind::kPoolBwd:
+      return PoolWork(key, p, ds);
+    case KernelKind::kSoftmaxFwd: case KernelKind::kSoftmaxBwd:
+    case KernelKind::kLayerNormFwd: case KernelKind::kLayerNormBwd: case KernelKind::kReduction:
+      return RowsColsWork(key, p, ds);
+    case KernelKind::kOptimizer:
+      return OptimizerWork(p, ds);
+    case KernelKind::kElementwise: case KernelKind::kCopy:
+      return MemoryWork(key, p, ds);
+  }
+  return InvalidArgument(p.Where() + ": no work formula");
+}
+
+double WaveEfficiency(int64_t tiles, int64_t sm_count) {
+  if (tiles <= 0 || sm_count <= 0) return 1.0;
+  const int64_t waves = CeilDiv(tiles, sm_count);
+  return double(tiles) / (double(waves) * double(sm_count));
+}
+
+}  // namespace dlsim
