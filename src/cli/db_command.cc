@@ -1,10 +1,179 @@
+// `dlsim db`: import measurement records into the performance database,
+// summarise it, export it, and fit the per-op-class models.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "commands.h"
+#include "dlsim/perfdb/fit.h"
+#include "dlsim/perfdb/perf_db.h"
 
 namespace dlsim::cli {
+namespace {
+
+struct DbOptions {
+  std::vector<std::string> files;
+  std::string db_path;
+  std::string format;
+  std::string out;
+  std::string gpu;
+};
+
+Status RunImport(const DbOptions& o) {
+  DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kCreate));
+  DLSIM_ASSIGN_OR_RETURN(ImportStats stats, db.ImportJsonl(o.files));
+  for (const std::string& w : stats.warnings) ReportWarning(w);
+  std::cout << "imported " << stats.records << " records from " << stats.files
+            << (stats.files == 1 ? " file" : " files") << " into " << o.db_path << ": "
+            << stats.inserted << " inserted, " << stats.replaced << " replaced\n";
+  return Status::Ok();
+}
+
+std::string Padded(const std::string& s, size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+void PrintStatsTable(const std::string& path, const DbStats& s) {
+  auto count = [&s](const char* status) {
+    auto it = s.per_status.find(status);
+    return it == s.per_status.end() ? int64_t{0} : it->second;
+  };
+  std::cout << "database: " << path << "\n"
+            << "records:  " << s.records << " (ok " << count("ok") << ", noisy "
+            << count("noisy") << ", unsupported " << count("unsupported") << ", failed "
+            << count("failed") << ")\n\n"
+            << Padded("GPU", 32) << "records\n";
+  for (const auto& [gpu, n] : s.per_gpu) std::cout << Padded(gpu, 32) << n << "\n";
+  std::cout << "\n" << Padded("kind", 32) << "records\n";
+  for (const auto& [kind, n] : s.per_kind) std::cout << Padded(kind, 32) << n << "\n";
+  std::cout << "\nsoftware stacks:\n";
+  for (const SoftwareStack& st : s.stacks) {
+    std::cout << "  driver " << st.driver << "  cuda " << st.cuda << "  cudnn " << st.cudnn
+              << "  cublas " << st.cublas << "\n";
+  }
+  std::cout << "\nfitted model sets: " << s.fits << "\n";
+}
+
+Status RunStats(const DbOptions& o) {
+  DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kReadOnly));
+  DLSIM_ASSIGN_OR_RETURN(DbStats stats, db.Stats());
+  if (o.format == "json") {
+    std::cout << DbStatsToJson(stats) << "\n";
+  } else {
+    PrintStatsTable(o.db_path, stats);
+  }
+  return Status::Ok();
+}
+
+Status RunExport(const DbOptions& o) {
+  DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kReadOnly));
+  std::string format = o.format;
+  if (format.empty()) {
+    const bool csv = o.out.size() >= 4 && o.out.compare(o.out.size() - 4, 4, ".csv") == 0;
+    format = csv ? "csv" : "jsonl";
+  }
+  DLSIM_RETURN_IF_ERROR(format == "csv" ? db.ExportCsv(o.out) : db.ExportJsonl(o.out));
+  std::cout << "exported " << o.db_path << " to " << o.out << " (" << format << ")\n";
+  return Status::Ok();
+}
+
+Result<std::string> ChooseGpu(const PerfDb& db, const std::string& requested) {
+  DLSIM_ASSIGN_OR_RETURN(std::vector<std::string> gpus, db.GpuNames());
+  if (!requested.empty()) return requested;
+  if (gpus.size() == 1) return gpus[0];
+  std::string names;
+  for (const auto& g : gpus) names += (names.empty() ? "'" : ", '") + g + "'";
+  return InvalidArgument(db.path() + ": " + std::to_string(gpus.size()) +
+                         " GPUs in the database; pick one with --gpu (" + names + ")");
+}
+
+std::string Fixed(double v, int decimals) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+void PrintFitReport(const std::string& path, const FitReport& r) {
+  std::cout << "fitted models for " << r.gpu_name << " (" << r.sm_count
+            << " SMs), stored in " << path << "\n"
+            << "time = t0 + flops / (TFLOP/s * wave efficiency) + bytes / (GB/s)\n\n"
+            << Padded("class", 26) << Padded("train", 7) << Padded("test", 6)
+            << Padded("t0_us", 9) << Padded("TFLOP/s", 10) << Padded("GB/s", 9)
+            << Padded("median_err%", 13) << "p90_err%\n";
+  for (const FitClassReport& m : r.classes) {
+    std::cout << Padded(m.kind + "/" + m.math, 26) << Padded(std::to_string(m.n_train), 7)
+              << Padded(std::to_string(m.n_test), 6) << Padded(Fixed(m.t0_s * 1e6, 2), 9)
+              << Padded(m.s_per_flop > 0 ? Fixed(1e-12 / m.s_per_flop, 1) : "-", 10)
+              << Padded(m.s_per_byte > 0 ? Fixed(1e-9 / m.s_per_byte, 0) : "-", 9)
+              << Padded(Fixed(m.test_median_rel_err * 100, 1), 13)
+              << Fixed(m.test_p90_rel_err * 100, 1) << "\n";
+  }
+  for (const std::string& s : r.skipped) std::cout << "skipped " << s << "\n";
+  if (r.classes.empty()) ReportWarning("no kernel class had enough measured keys to fit");
+}
+
+Status RunFit(const DbOptions& o) {
+  DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kReadWrite));
+  DLSIM_ASSIGN_OR_RETURN(std::string gpu_name, ChooseGpu(db, o.gpu));
+  DLSIM_ASSIGN_OR_RETURN(GpuInfo gpu, db.Gpu(gpu_name));
+  DLSIM_ASSIGN_OR_RETURN(std::vector<MeasurementRecord> records, db.RecordsOfGpu(gpu_name));
+  DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, gpu.sms));
+  DLSIM_RETURN_IF_ERROR(db.StoreFit(gpu_name, models));
+  PrintFitReport(o.db_path, models.report());
+  return Status::Ok();
+}
+
+// Adds a sub-command whose callback runs `run` on the shared options.
+CLI::App* AddAction(CLI::App* db, const char* name, const char* help,
+                    std::shared_ptr<DbOptions> opts, Status (*run)(const DbOptions&),
+                    int* exit_code) {
+  CLI::App* cmd = db->add_subcommand(name, help);
+  cmd->add_option("--db", opts->db_path, "performance database file (SQLite)")->required();
+  cmd->callback([opts, run, exit_code] {
+    Status status = run(*opts);
+    *exit_code = status.ok() ? 0 : ReportError(status);
+  });
+  return cmd;
+}
+
+}  // namespace
 
 void RegisterDbCommand(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("db", "(not yet implemented)");
-  cmd->callback([exit_code] { *exit_code = ReportError(Unsupported("db: not yet implemented")); });
+  auto* db = app.add_subcommand(
+      "db", "Manage the performance database: import measurements, stats, export, fit models");
+  db->require_subcommand(1);
+  // Each sub-command has its own options: CLI11 writes defaults at definition.
+  auto opts = std::make_shared<DbOptions>();
+  auto* import = AddAction(db, "import",
+                           "Import dlsim-calibrate JSON-lines files (all files in one "
+                           "transaction; re-importing replaces rows)",
+                           opts, RunImport, exit_code);
+  import->add_option("files", opts->files, "measurement files (.jsonl)")->required();
+
+  opts = std::make_shared<DbOptions>();
+  auto* stats = AddAction(db, "stats", "Summarise the database: records per GPU, kind, status",
+                          opts, RunStats, exit_code);
+  stats->add_option("--format", opts->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->default_val("table");
+
+  opts = std::make_shared<DbOptions>();
+  auto* export_cmd = AddAction(db, "export", "Write every record as JSON lines or CSV", opts,
+                               RunExport, exit_code);
+  export_cmd->add_option("--out", opts->out, "output file")->required();
+  export_cmd->add_option("--format", opts->format, "jsonl or csv (default: from --out)")
+      ->check(CLI::IsMember({"jsonl", "csv"}));
+
+  opts = std::make_shared<DbOptions>();
+  auto* fit = AddAction(db, "fit",
+                        "Fit per-op-class models for one GPU, store them in the database, "
+                        "and print the held-out error of each",
+                        opts, RunFit, exit_code);
+  fit->add_option("--gpu", opts->gpu, "GPU name (optional when the database has one GPU)");
 }
 
 }  // namespace dlsim::cli

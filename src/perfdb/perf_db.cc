@@ -108,7 +108,7 @@ Status CheckVersion(sqlite3* db, const std::string& path) {
 Status PrepareSchema(sqlite3* db, const std::string& path, OpenMode mode) {
   DLSIM_ASSIGN_OR_RETURN(auto tables, TableNames(db, path));
   if (tables.empty()) {
-    if (mode == OpenMode::kReadOnly) {
+    if (mode != OpenMode::kCreate) {
       return NotFound(path + ": empty database, not a dlsim performance database "
                              "(create one with `dlsim db import`)");
     }
@@ -132,12 +132,14 @@ PerfDb& PerfDb::operator=(PerfDb&&) noexcept = default;
 PerfDb::~PerfDb() = default;
 
 Result<PerfDb> PerfDb::Open(const std::string& path, OpenMode mode) {
-  if (mode == OpenMode::kReadOnly && !FileExists(path)) {
+  if (mode != OpenMode::kCreate && !FileExists(path)) {
     return NotFound(path + ": performance database does not exist");
   }
   const int flags = mode == OpenMode::kReadOnly
                         ? SQLITE_OPEN_READONLY
-                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+                        : mode == OpenMode::kReadWrite
+                              ? SQLITE_OPEN_READWRITE
+                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   PerfDb db(path, raw);  // closes the handle on every path below

@@ -26,8 +26,9 @@ class FittedModels;
 inline constexpr int kPerfDbSchemaVersion = 1;
 
 enum class OpenMode {
-  kReadOnly,  // the file must exist and be a dlsim DB (estimation)
-  kCreate,    // read-write; creates the file and schema when absent (import)
+  kReadOnly,   // the file must exist and be a dlsim DB (estimation)
+  kReadWrite,  // read-write; the file must exist and be a dlsim DB (fit)
+  kCreate,     // read-write; creates the file and schema when absent (import)
 };
 
 struct GpuInfo {
@@ -61,6 +62,11 @@ struct DbStats {
   std::vector<SoftwareStack> stacks;          // every stack, in insertion order
   int64_t fits = 0;                           // cached fitted-model sets
 };
+
+// Stats as one JSON object: {"records", "per_gpu", "per_kind", "per_status",
+// "software_stacks": [{driver, cuda, cudnn, cublas}], "fits"} (for
+// `dlsim db stats --format json`; keeps nlohmann-json inside src/perfdb).
+std::string DbStatsToJson(const DbStats& stats);
 
 // A connection to one database file. Movable, not copyable. All methods
 // return a Status naming the file on SQLite errors; none prints or throws.
