@@ -1,0 +1,105 @@
+// End-to-end tests of `dlsim db`: exit codes and the shape of its output.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "dlsim/perfdb/record.h"
+#include "perfdb_test_util.h"
+
+namespace dlsim {
+namespace {
+
+using testing::Fixture;
+using testing::ReadAll;
+using testing::TempPath;
+
+struct CliRun {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+CliRun Dlsim(const std::string& args) {
+  std::string cmd = std::string(DLSIM_BINARY) + " " + args + " 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0) out.append(buf.data(), n);
+  int status = pclose(pipe.release());
+  return {WEXITSTATUS(status), out};
+}
+
+TEST(DbCommandTest, ImportStatsExport) {
+  const std::string db = TempPath("cli.db"), out = TempPath("out.csv");
+  CliRun import = Dlsim("db import " + Fixture("h100_a.jsonl") + " " + Fixture("h100_b.jsonl") +
+                     " --db " + db);
+  ASSERT_EQ(import.exit_code, 0) << import.output;
+  EXPECT_EQ(import.output,
+            "imported 9 records from 2 files into " + db + ": 8 inserted, 1 replaced\n");
+
+  CliRun stats = Dlsim("db stats --db " + db + " --format json");
+  ASSERT_EQ(stats.exit_code, 0) << stats.output;
+  EXPECT_EQ(stats.output.front(), '{');
+  EXPECT_NE(stats.output.find("\"records\": 8"), std::string::npos);
+  EXPECT_NE(stats.output.find("\"batched_gemm\": 1"), std::string::npos);
+
+  CliRun exported = Dlsim("db export --db " + db + " --out " + out);
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  std::string csv = ReadAll(out);
+  EXPECT_EQ(csv.substr(0, 9), "gpu_name,");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
+}
+
+TEST(DbCommandTest, TruncatedTailWarnsAndMalformedFails) {
+  const std::string db = TempPath("cli.db");
+  CliRun warn = Dlsim("db import " + Fixture("truncated_tail.jsonl") + " --db " + db);
+  EXPECT_EQ(warn.exit_code, 0);
+  EXPECT_NE(warn.output.find("dlsim: warning: " + Fixture("truncated_tail.jsonl") + ":3: "),
+            std::string::npos);
+  CliRun bad = Dlsim("db import " + Fixture("malformed_middle.jsonl") + " --db " + db);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.output.rfind("dlsim: error: " + Fixture("malformed_middle.jsonl") + ":2: ", 0),
+            0u);
+}
+
+TEST(DbCommandTest, FitPrintsHeldOutErrors) {
+  // 40 synthetic copy keys: time = 3 us + bytes / (2 TB/s).
+  const std::string jsonl = TempPath("copy.jsonl"), db = TempPath("cli.db");
+  std::string text;
+  for (int i = 1; i <= 40; ++i) {
+    MeasurementRecord r;
+    r.gpu_name = "Test GPU", r.gpu_cc = "8.0", r.gpu_sms = 108, r.gpu_clock_mhz = 1410;
+    r.gpu_mem_bytes = 4e10, r.driver = "1", r.cuda = "2", r.cudnn = "3", r.cublas = "4";
+    r.key = "copy op=cast elems=" + std::to_string(i * 100000) + " dtype=fp32 math=fp32 layout=-";
+    r.algo = "-", r.status = "ok", r.reps = 10, r.workspace_bytes = 0;
+    r.median_ms = r.min_ms = r.max_ms = r.p10_ms = r.p90_ms = 3e-3 + i * 8e5 / 2e12 * 1e3;
+    r.time_utc = "2024-01-01T00:00:00Z";
+    text += RecordToJson(r) + "\n";
+  }
+  testing::WriteAll(jsonl, text);
+  ASSERT_EQ(Dlsim("db import " + jsonl + " --db " + db).exit_code, 0);
+  CliRun fit = Dlsim("db fit --db " + db + " --gpu 'Test GPU'");
+  ASSERT_EQ(fit.exit_code, 0) << fit.output;
+  EXPECT_NE(fit.output.find("copy/fp32                 32     8     3.00     -         2000"),
+            std::string::npos)
+      << fit.output;
+  CliRun stats = Dlsim("db stats --db " + db + " --format json");
+  EXPECT_NE(stats.output.find("\"fits\": 1"), std::string::npos);
+  EXPECT_EQ(Dlsim("db fit --db " + db + " --gpu Nope").exit_code, 1);
+}
+
+TEST(DbCommandTest, ErrorsExitNonZero) {
+  EXPECT_EQ(Dlsim("db stats --db " + TempPath("absent.db")).exit_code, 1);
+  EXPECT_NE(Dlsim("db stats").exit_code, 0);  // --db is required
+  EXPECT_NE(Dlsim("db export --db x.db --out y --format xml").exit_code, 0);
+  EXPECT_EQ(Dlsim("db --help").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace dlsim
