@@ -149,11 +149,26 @@ Result<std::vector<MeasurementRecord>> PerfDb::RecordsOfKind(const std::string& 
 Result<TimingTable> PerfDb::LoadTimings(const std::string& gpu_name) const {
   DLSIM_ASSIGN_OR_RETURN(GpuInfo gpu, Gpu(gpu_name));
   DLSIM_ASSIGN_OR_RETURN(auto ids, LatestStackIds(gpu_name));
-  DLSIM_ASSIGN_OR_RETURN(
-      auto records,
-      QueryRecords(" WHERE m.gpu_id = CAST(?1 AS INTEGER) AND m.stack_id = CAST(?2 AS INTEGER)"
-                   " AND m.status = 'ok'",
-                   {std::to_string(ids.first), std::to_string(ids.second)}));
+  // Only the columns a timing needs: no joins, no kernels JSON to parse.
+  DLSIM_ASSIGN_OR_RETURN(Statement q, Statement::Prepare(db_.get(), path_, R"sql(
+      SELECT key, algo, heuristic, median_ms, p10_ms, p90_ms FROM measurements
+      WHERE gpu_id = ?1 AND stack_id = ?2 AND status = 'ok')sql"));
+  q.BindInt(1, ids.first);
+  q.BindInt(2, ids.second);
+  std::vector<MeasurementRecord> records;
+  for (;;) {
+    DLSIM_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    MeasurementRecord r;
+    r.key = q.Text(0);
+    r.algo = q.Text(1);
+    r.heuristic = q.Int(2) != 0;
+    r.median_ms = q.Double(3);
+    r.p10_ms = q.Double(4);
+    r.p90_ms = q.Double(5);
+    r.status = "ok";
+    records.push_back(std::move(r));
+  }
   return TimingTable::FromRecords(gpu.name, gpu.sms, records);
 }
 

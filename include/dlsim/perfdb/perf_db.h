@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dlsim/ops/kernel_call.h"
+#include "dlsim/perfdb/fit.h"
 #include "dlsim/perfdb/record.h"
 #include "dlsim/perfdb/timing_table.h"
 #include "dlsim/util/status.h"
@@ -19,8 +20,6 @@
 struct sqlite3;  // the handle stays opaque: sqlite3.h is for src/perfdb only
 
 namespace dlsim {
-
-class FittedModels;
 
 // The database schema this build writes and reads.
 inline constexpr int kPerfDbSchemaVersion = 1;
