@@ -36,6 +36,8 @@ struct DeviceSpec {
   double l2_bytes = 0;
   double kernel_launch_s = 0;  // GPU-side gap between back-to-back kernels
   double host_device_bw_bytes_per_s = 0;  // PCIe / C2C, per direction
+  double tdp_w = 0;            // board power, 0 = not given
+  int devices_per_package = 1; // 2 for K80 / MI250X: numbers are per device
 
   // Measured bandwidth when known, else the datasheet figure.
   double EffectiveMemoryBw() const {
@@ -82,6 +84,8 @@ struct CalibrationSpec {
   std::string perf_db;    // resolved path of the SQLite database, "" = none
   std::string db_gpu;     // GPU name as recorded in the database
   std::string scale_from; // resolved path of the reference machine YAML
+  // The perf_db path as written in the YAML, before resolution (for reports).
+  std::string perf_db_as_written;
 };
 
 struct Machine {
@@ -93,6 +97,10 @@ struct Machine {
   NodeSpec node;
   SystemSpec system;
   CalibrationSpec calibration;
+  // Where each number came from, keyed by dotted field or section
+  // ("device.peak_tflops" -> "NVIDIA H100 datasheet (2023)"). Measured
+  // numbers say when and with what software.
+  std::map<std::string, std::string> sources;
 
   int TotalGpus() const { return node.gpus_per_node * system.nodes; }
 };

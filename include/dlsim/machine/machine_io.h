@@ -11,12 +11,18 @@
 
 namespace dlsim {
 
-// Loads and validates `path`. A missing, zero, negative, non-numeric or
-// non-finite required field is an error naming the file and the field
-// (e.g. "machines/x.yaml: device.memory_bw_gbs: must be > 0, got -3").
-// Relative paths inside (perf_db, scale_from) resolve against the file's
-// folder.
+// Loads and validates `path`. A missing required field, a zero, negative,
+// non-numeric, non-finite or absurd value, and an unknown key are errors
+// (kInvalidArgument) naming the file and the dotted field, e.g.
+// "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got
+// 'abc'". YAML syntax errors are kParseError with line:column; a missing
+// file is kNotFound. Relative paths inside (calibration.perf_db,
+// calibration.scale_from) resolve against the file's folder. A missing
+// perf_db is not an error (the path is recorded; pricing falls back); a
+// missing scale_from file is.
 Result<Machine> LoadMachine(const std::string& path);
+// Same, from text; `path_for_messages` names the file in errors and is the
+// base for relative paths.
 Result<Machine> LoadMachineFromString(const std::string& yaml_text,
                                       const std::string& path_for_messages);
 
@@ -24,7 +30,30 @@ Result<Machine> LoadMachineFromString(const std::string& yaml_text,
 // machines/ (compiled in), else ./machines.
 std::string BundledMachinesDir();
 // Resolves --machine: a path, or a bundled name such as "h100".
+// An existing file, or anything with a '/' or a .yaml/.yml suffix, is taken
+// as a path; otherwise "h100" -> BundledMachinesDir() + "/h100.yaml".
 std::string ResolveMachinePath(const std::string& name_or_path);
+
+// Resolves and loads in one step (what --machine wants).
+Result<Machine> LoadMachineByName(const std::string& name_or_path);
+
+// The *.yaml / *.yml files directly inside `dir`, as "dir/<file>" paths
+// sorted by file name. kNotFound when `dir` is not a folder.
+Result<std::vector<std::string>> ListMachineFiles(const std::string& dir);
+
+// The outcome of loading one machine file (for `dlsim machines`).
+struct MachineFileCheck {
+  std::string path;
+  Status status;    // OK when the file loaded and validated
+  Machine machine;  // valid only when status.ok()
+};
+
+// Loads every machine file in `dir`; one entry per file, in ListMachineFiles
+// order. Also loads each calibration.scale_from reference so that a broken
+// reference fails its referrer. Err only when `dir` cannot be listed.
+Result<std::vector<MachineFileCheck>> ValidateMachineFiles(const std::string& dir);
+// ValidateMachineFiles(BundledMachinesDir()).
+Result<std::vector<MachineFileCheck>> ValidateAllBundledMachines();
 
 }  // namespace dlsim
 
