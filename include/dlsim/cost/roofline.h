@@ -1,0 +1,73 @@
+// The roofline model with achievable-efficiency factors: a kernel takes the
+// longer of its compute time at an achievable fraction of the unit's peak and
+// its memory time at an achievable fraction of the measured bandwidth, plus a
+// fixed per-kernel floor. The factors and where they come from are in
+// docs/cost-model.md.
+#ifndef DLSIM_COST_ROOFLINE_H_
+#define DLSIM_COST_ROOFLINE_H_
+
+#include <optional>
+
+#include "dlsim/cost/cost_model.h"
+
+namespace dlsim {
+
+struct RooflineParams {
+  double matrix_efficiency = 0.70;  // of dense tensor-core peak (GEMM, conv)
+  double vector_efficiency = 0.60;  // of vector (CUDA-core) peak
+  double memory_efficiency = 0.90;  // of measured copy bandwidth
+  double kernel_floor_s = 2.5e-6;   // smallest kernel, back to back in a graph
+};
+
+// Peak FLOP/s available to `call` on `device` (matrix units for GEMM-like
+// kinds in tf32/fp16/bf16 math, vector units otherwise).
+double PeakFlopsFor(const KernelCall& call, const DeviceSpec& device);
+
+// SM-wave efficiency of a GEMM-like call: useful tiles over tiles issued when
+// 128x128 output tiles run in waves of `sm_count` (1.0 for other kinds).
+double WaveEfficiency(const KernelCall& call, int sm_count);
+
+struct RooflineBreakdown {
+  double compute_s = 0;
+  double memory_s = 0;
+  double floor_s = 0;
+  double time_s = 0;
+  Bound bound = Bound::kLatency;
+};
+RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
+                               const RooflineParams& params);
+
+class RooflinePricer : public KernelPricer {
+ public:
+  RooflinePricer(const DeviceSpec& device, RooflineParams params)
+      : device_(device), params_(params) {}
+  std::optional<CallCost> Price(const KernelCall& call) const override;
+
+ private:
+  DeviceSpec device_;
+  RooflineParams params_;
+};
+
+// Prices on a reference GPU (through `reference`, a chain of measured/fitted
+// sources) and scales to `target`: the time above the kernel floor is split
+// into compute- and memory-bound shares by the reference roofline, and each
+// share scales by the ratio of the matching peaks (with SM-wave quantisation
+// for the compute share).
+class ScaledPricer : public KernelPricer {
+ public:
+  ScaledPricer(std::shared_ptr<const KernelPricer> reference, const DeviceSpec& reference_device,
+               const DeviceSpec& target, RooflineParams params)
+      : reference_(std::move(reference)), ref_(reference_device), target_(target),
+        params_(params) {}
+  std::optional<CallCost> Price(const KernelCall& call) const override;
+
+ private:
+  std::shared_ptr<const KernelPricer> reference_;
+  DeviceSpec ref_;
+  DeviceSpec target_;
+  RooflineParams params_;
+};
+
+}  // namespace dlsim
+
+#endif  // DLSIM_COST_ROOFLINE_H_

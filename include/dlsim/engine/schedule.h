@@ -1,0 +1,40 @@
+// The graph engine: combines per-layer times over the model DAG (Boost.Graph).
+//  - one stream: kernels back to back (a CUDA graph, or one framework stream)
+//  - critical path: independent branches on concurrent streams (Benanza's
+//    parallel lower bound)
+//  - eager: a host that dispatches op by op ahead of the device; whichever is
+//    slower, host or device, bounds each step.
+#ifndef DLSIM_ENGINE_SCHEDULE_H_
+#define DLSIM_ENGINE_SCHEDULE_H_
+
+#include <string>
+#include <vector>
+
+#include "dlsim/util/status.h"
+
+namespace dlsim {
+
+// One schedulable task: a layer's forward or backward part.
+struct Task {
+  std::string name;
+  double device_s = 0;    // kernel time on the device
+  double dispatch_s = 0;  // host time to dispatch it in eager mode
+  std::vector<size_t> deps;  // indices of tasks that must finish first
+};
+
+struct ScheduleResult {
+  double one_stream_s = 0;
+  double critical_path_s = 0;
+  double eager_s = 0;
+  double host_s = 0;  // total host dispatch time
+  std::vector<size_t> critical_path;  // task indices, first to last
+  std::vector<double> start_s;        // one-stream start time of each task
+};
+
+// Tasks are given in a valid issue order (every dep precedes its task);
+// a dependency on a later task is an error (a cycle).
+Result<ScheduleResult> Schedule(const std::vector<Task>& tasks);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_ENGINE_SCHEDULE_H_

@@ -1,0 +1,86 @@
+// The estimator: lowers a model, prices every kernel call and schedules the
+// result into a step time (inference forward, or a training step).
+#ifndef DLSIM_ESTIMATE_ESTIMATOR_H_
+#define DLSIM_ESTIMATE_ESTIMATOR_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dlsim/cost/cost_model.h"
+#include "dlsim/engine/schedule.h"
+#include "dlsim/model/graph.h"
+#include "dlsim/ops/lowering.h"
+
+namespace dlsim {
+
+struct EstimateOptions {
+  LoweringOptions lowering;
+  std::string optimizer = "sgd_momentum";  // training only
+  bool fused_optimizer = false;  // one launch over all parameters (foreach/fused)
+  int64_t batch = 0;             // for reports; 0 = as in the graph
+  std::string dtype_name = "fp32";
+};
+
+struct LayerEstimate {
+  std::string name;
+  std::string op_type;
+  std::vector<KernelCall> calls;
+  std::vector<CallCost> costs;  // parallel to calls
+  double fwd_s = 0;
+  double bwd_s = 0;
+  double flops = 0;
+  double bytes = 0;
+  bool known_op = true;
+  double time_s() const { return fwd_s + bwd_s; }
+  // The source and bound that priced most of this layer's time.
+  CostSource source() const;
+  Bound bound() const;
+};
+
+struct MemoryFootprint {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_state_bytes = 0;
+  double activations_bytes = 0;
+  double workspace_bytes = 0;
+  double total_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_state_bytes + activations_bytes +
+           workspace_bytes;
+  }
+};
+
+struct Estimate {
+  std::string model;
+  std::string machine;
+  int64_t batch = 0;
+  std::string dtype;
+  std::string mode;  // "inference" or "training"
+  double gpu_time_s = 0;       // one stream
+  double critical_path_s = 0;  // concurrent streams
+  double eager_s = 0;          // host-dispatched op by op
+  double host_s = 0;
+  double p10_s = 0;            // one-stream time at every call's P10 / P90
+  double p90_s = 0;
+  double flops = 0;
+  double bytes = 0;
+  int64_t kernel_count = 0;
+  int64_t parameter_count = 0;
+  std::vector<LayerEstimate> layers;  // in graph order; optimizer last
+  std::vector<std::string> critical_path;  // task names
+  std::map<std::string, double> source_share;  // source name -> share of time
+  MemoryFootprint memory;
+  std::vector<std::string> warnings;
+};
+
+Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
+                               const EstimateOptions& options);
+
+// Largest batch whose training footprint fits in device memory, given the
+// footprint at `batch` (activations scale with batch, the rest does not).
+int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,
+                             double memory_bytes);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_ESTIMATE_ESTIMATOR_H_

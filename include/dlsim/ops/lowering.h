@@ -1,0 +1,56 @@
+// Lowering: each ONNX node becomes the library calls a framework makes for
+// it (Benanza's layer -> cuDNN/cuBLAS table, ../shared/seeds). The default
+// policy mirrors PyTorch: no conv-activation fusion, bias added by a separate
+// kernel, shape arithmetic on the host.
+#ifndef DLSIM_OPS_LOWERING_H_
+#define DLSIM_OPS_LOWERING_H_
+
+#include <string>
+#include <vector>
+
+#include "dlsim/model/graph.h"
+#include "dlsim/ops/kernel_call.h"
+#include "dlsim/util/status.h"
+
+namespace dlsim {
+
+struct LoweringOptions {
+  DType dtype = DType::kFloat32;  // storage type of float tensors
+  bool tf32_conv = true;   // fp32 convolutions may use TF32 (PyTorch default)
+  bool tf32_gemm = false;  // fp32 GEMMs may use TF32 (PyTorch default: no)
+  bool training = false;   // add backward calls (the optimizer is separate)
+  // Fuse Conv(+bias)+Relu into cudnnConvolutionBiasActivationForward
+  // (what Benanza's fused mode and inference engines do; PyTorch does not).
+  bool fuse_conv_bias_act = false;
+  std::string layout = "nchw";
+  bool strict = false;  // an unknown op is an error instead of a warning
+};
+
+// The math mode a float op of `dtype` runs in under `options`.
+MathMode ConvMath(const LoweringOptions& options);
+MathMode GemmMath(const LoweringOptions& options);
+
+struct LoweredNode {
+  size_t node_index = 0;  // into Graph::nodes
+  std::string name;
+  std::string op_type;
+  std::vector<KernelCall> calls;  // forward then backward calls
+  bool known_op = true;           // false: priced by bytes moved, with a warning
+};
+
+struct LoweredGraph {
+  std::vector<LoweredNode> nodes;  // parallel to Graph::nodes
+  std::vector<std::string> warnings;
+};
+
+Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options);
+
+// The optimizer update over `param_count` parameters (one fused launch over
+// all parameters, as PyTorch's foreach/fused optimizers do, when `fused`).
+std::vector<KernelCall> LowerOptimizer(const std::string& optimizer,
+                                       int64_t param_count, int64_t tensor_count,
+                                       bool fused, const LoweringOptions& options);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_OPS_LOWERING_H_

@@ -1,0 +1,90 @@
+// The explicit per-op lowering registry: one table filled by
+// RegisterBuiltinOps (no static self-registration).
+#ifndef DLSIM_OPS_OP_REGISTRY_H_
+#define DLSIM_OPS_OP_REGISTRY_H_
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dlsim/model/graph.h"
+#include "dlsim/ops/kernel_call.h"
+#include "dlsim/ops/lowering.h"
+#include "dlsim/util/status.h"
+
+namespace dlsim {
+
+// What a lowering function sees: the graph, the options and helpers that
+// give tensor shapes and sizes at the compute dtype.
+class LowerContext {
+ public:
+  LowerContext(const Graph& graph, const LoweringOptions& options);
+
+  const Graph& graph() const { return graph_; }
+  const LoweringOptions& options() const { return options_; }
+  // The tensor named `name`; DLSIM_CHECKs that it exists (the importer
+  // guarantees every node input and output does).
+  const Tensor& T(const std::string& name) const;
+  // Storage dtype at run time: float tensors take options.dtype.
+  DType RunDType(const Tensor& t) const;
+  double Bytes(const std::string& name) const;  // 0 for "" (absent input)
+  int64_t Elems(const std::string& name) const;
+  // Number of nodes that read tensor `name` (graph outputs count once).
+  int ConsumerCount(const std::string& name) const;
+  // The only node reading `name`, or nullptr when none or several do.
+  const Node* SoleConsumer(const std::string& name) const;
+  // A call of `kind` with dtype/math/layout filled from the options.
+  KernelCall NewCall(KernelKind kind, const std::string& library_call,
+                     MathMode math) const;
+
+ private:
+  const Graph& graph_;
+  const LoweringOptions& options_;
+  std::map<std::string, int> consumers_;
+  std::map<std::string, const Node*> last_consumer_;
+};
+
+// Appends the calls for `node` to `calls`. `fused_act` is the activation of
+// a following node folded into this one ("" when none).
+using LowerFn = std::function<Status(const LowerContext&, const Node&,
+                                     std::vector<KernelCall>*)>;
+
+class OpRegistry {
+ public:
+  void Register(const std::string& op_type, LowerFn fn);
+  // Ops that launch no kernel (views, shape arithmetic, constants).
+  void RegisterNoKernel(const std::string& op_type);
+  const LowerFn* Find(const std::string& op_type) const;
+  bool IsNoKernel(const std::string& op_type) const;
+  bool Knows(const std::string& op_type) const;
+
+ private:
+  std::map<std::string, LowerFn> fns_;
+  std::set<std::string> no_kernel_;
+};
+
+// The registry with every built-in op family.
+const OpRegistry& BuiltinOps();
+
+// Family registration (one per src/ops/lower_<family>.cc).
+void RegisterConvOps(OpRegistry& registry);
+void RegisterMatMulOps(OpRegistry& registry);
+void RegisterNormalizationOps(OpRegistry& registry);
+void RegisterPoolingOps(OpRegistry& registry);
+void RegisterRnnOps(OpRegistry& registry);
+void RegisterElementwiseOps(OpRegistry& registry);
+void RegisterDataMovementOps(OpRegistry& registry);
+
+// Shared helpers for lowering functions.
+KernelCall ElementwiseCall(const LowerContext& ctx, const std::string& op,
+                           int64_t out_elems, int arity, double bytes_read,
+                           double bytes_written, double flops_per_elem);
+// A backward pointwise call reading the output gradient (+ saved inputs).
+KernelCall ElementwiseBwdCall(const LowerContext& ctx, const std::string& op,
+                              int64_t elems, int arity);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_OPS_OP_REGISTRY_H_

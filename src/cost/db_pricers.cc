@@ -1,0 +1,103 @@
+#include "db_pricers.h"
+
+#include <filesystem>
+
+#include "dlsim/cost/roofline.h"
+#include "dlsim/perfdb/fit.h"
+#include "dlsim/perfdb/perf_db.h"
+#include "dlsim/perfdb/timing_table.h"
+
+namespace dlsim {
+namespace {
+
+// Exact key measured on this GPU: the fastest algorithm, as a framework that
+// benchmarks (PyTorch with cudnn.benchmark) picks.
+class MeasuredPricer : public KernelPricer {
+ public:
+  MeasuredPricer(TimingTable table, const DeviceSpec& device)
+      : table_(std::move(table)), device_(device) {}
+  std::optional<CallCost> Price(const KernelCall& call) const override {
+    const KeyTiming* t = table_.Find(call.Key());
+    if (t == nullptr) return std::nullopt;
+    CallCost c;
+    c.time_s = t->fastest_ms * 1e-3;
+    c.p10_s = t->p10_ms * 1e-3;
+    c.p90_s = t->p90_ms * 1e-3;
+    c.algo = t->fastest_algo;
+    if (t->has_heuristic()) c.heuristic_time_s = t->heuristic_ms * 1e-3;
+    c.source = CostSource::kMeasured;
+    c.bound = RooflineTime(call, device_, RooflineParams{}).bound;
+    return c;
+  }
+
+ private:
+  TimingTable table_;
+  DeviceSpec device_;
+};
+
+// Per-op-class models fitted on this GPU's measurements.
+class FittedPricer : public KernelPricer {
+ public:
+  FittedPricer(FittedModels models, const DeviceSpec& device)
+      : models_(std::move(models)), device_(device) {}
+  std::optional<CallCost> Price(const KernelCall& call) const override {
+    auto key = ParseKernelKey(call.Key());
+    if (!key.ok()) return std::nullopt;
+    std::optional<double> t = models_.PredictSeconds(*key);
+    if (!t || !(*t > 0)) return std::nullopt;
+    CallCost c;
+    c.time_s = c.p10_s = c.p90_s = *t;
+    const FitClassReport* fit = models_.Find(key->kind, key->math);
+    if (fit != nullptr) {  // the held-out error is the band
+      c.p10_s = *t * (1 - fit->test_p90_rel_err);
+      c.p90_s = *t * (1 + fit->test_p90_rel_err);
+    }
+    c.source = CostSource::kFitted;
+    c.bound = RooflineTime(call, device_, RooflineParams{}).bound;
+    return c;
+  }
+
+ private:
+  FittedModels models_;
+  DeviceSpec device_;
+};
+
+class ChainPricer : public KernelPricer {
+ public:
+  std::vector<std::shared_ptr<const KernelPricer>> chain;
+  std::optional<CallCost> Price(const KernelCall& call) const override {
+    for (const auto& p : chain) {
+      if (auto c = p->Price(call)) return c;
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const KernelPricer>> BuildDatabasePricer(
+    const Machine& machine, std::vector<std::string>* notes) {
+  const std::string& path = machine.calibration.perf_db;
+  if (path.empty()) return std::shared_ptr<const KernelPricer>();
+  if (!std::filesystem::exists(path)) {
+    notes->push_back("performance database " + path + " not found: roofline pricing");
+    return std::shared_ptr<const KernelPricer>();
+  }
+  auto db = PerfDb::Open(path, OpenMode::kReadOnly);
+  if (!db.ok()) return db.status().WithContext(machine.source_path + ": calibration.perf_db");
+  std::string gpu = machine.calibration.db_gpu.empty() ? machine.device.name
+                                                        : machine.calibration.db_gpu;
+  DLSIM_ASSIGN_OR_RETURN(TimingTable table, db->LoadTimings(gpu));
+  auto chain = std::make_shared<ChainPricer>();
+  chain->chain.push_back(std::make_shared<MeasuredPricer>(std::move(table), machine.device));
+  DLSIM_ASSIGN_OR_RETURN(std::optional<FittedModels> fit, db->LoadFit(gpu));
+  if (!fit) {
+    DLSIM_ASSIGN_OR_RETURN(auto records, db->RecordsOfGpu(gpu));
+    auto fitted = FitModels(records, machine.device.sm_count);
+    if (fitted.ok()) fit = std::move(fitted).value();
+  }
+  if (fit) chain->chain.push_back(std::make_shared<FittedPricer>(std::move(*fit), machine.device));
+  return std::shared_ptr<const KernelPricer>(chain);
+}
+
+}  // namespace dlsim

@@ -1,0 +1,130 @@
+#include "dlsim/cost/roofline.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsim {
+namespace {
+
+bool IsMatrixKind(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::kConvFwd:
+    case KernelKind::kConvBiasAct:
+    case KernelKind::kConvBwdData:
+    case KernelKind::kConvBwdFilter:
+    case KernelKind::kGemm:
+    case KernelKind::kBatchedGemm:
+    case KernelKind::kRnnFwd:
+    case KernelKind::kRnnBwdData:
+    case KernelKind::kRnnBwdWeights:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Output tiles of the implicit GEMM a call runs: (M, N) of C.
+std::pair<double, double> GemmOutputDims(const KernelCall& call) {
+  auto p = [&](const char* name) { return static_cast<double>(call.IntParam(name, 1)); };
+  switch (call.kind) {
+    case KernelKind::kGemm:
+      return {p("m"), p("n")};
+    case KernelKind::kBatchedGemm:
+      return {p("batch") * p("m"), p("n")};
+    case KernelKind::kConvFwd:
+    case KernelKind::kConvBiasAct:
+    case KernelKind::kConvBwdData:
+    case KernelKind::kConvBwdFilter: {
+      // Output pixels x output channels (approximation for all three passes).
+      const double ho = std::max(1.0, (p("h") + 2 * p("pad_h") - p("dil_h") * (p("r") - 1) - 1) / p("stride_h") + 1);
+      const double wo = std::max(1.0, (p("w") + 2 * p("pad_w") - p("dil_w") * (p("s") - 1) - 1) / p("stride_w") + 1);
+      return {p("n") * std::floor(ho) * std::floor(wo), p("k")};
+    }
+    default:
+      return {0, 0};
+  }
+}
+
+}  // namespace
+
+double PeakFlopsFor(const KernelCall& call, const DeviceSpec& device) {
+  const PeakFlops& pk = device.peak_flops;
+  if (IsMatrixKind(call.kind)) {
+    double matrix = 0;
+    switch (call.math) {
+      case MathMode::kTf32: matrix = pk.tf32_matrix; break;
+      case MathMode::kFp16: matrix = pk.fp16_matrix; break;
+      case MathMode::kBf16: matrix = pk.bf16_matrix; break;
+      case MathMode::kFp32: matrix = 0; break;
+    }
+    if (matrix > 0) return matrix;
+    if (call.math == MathMode::kFp16 && pk.fp16_vector > 0) return pk.fp16_vector;
+  }
+  return pk.fp32_vector;
+}
+
+double WaveEfficiency(const KernelCall& call, int sm_count) {
+  auto [m, n] = GemmOutputDims(call);
+  if (m <= 0 || n <= 0 || sm_count <= 0) return 1.0;
+  const double tiles = std::ceil(m / 128.0) * std::ceil(n / 128.0);
+  const double waves = std::ceil(tiles / sm_count);
+  // Small problems fill few SMs: efficiency = busy SM-slots / issued slots.
+  return std::max(tiles / (waves * sm_count), 1.0 / sm_count);
+}
+
+RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
+                               const RooflineParams& params) {
+  RooflineBreakdown b;
+  const double peak = PeakFlopsFor(call, device);
+  const double eff = IsMatrixKind(call.kind) &&
+                             PeakFlopsFor(call, device) != device.peak_flops.fp32_vector
+                         ? params.matrix_efficiency
+                         : params.vector_efficiency;
+  const double wave = IsMatrixKind(call.kind) ? WaveEfficiency(call, device.sm_count) : 1.0;
+  if (peak > 0) b.compute_s = call.flops / (peak * eff * wave);
+  const double bw = device.EffectiveMemoryBw() * params.memory_efficiency;
+  if (bw > 0) b.memory_s = call.bytes() / bw;
+  b.floor_s = params.kernel_floor_s;
+  b.time_s = std::max(b.compute_s, b.memory_s) + b.floor_s;
+  if (std::max(b.compute_s, b.memory_s) < b.floor_s) {
+    b.bound = Bound::kLatency;
+  } else {
+    b.bound = b.compute_s >= b.memory_s ? Bound::kCompute : Bound::kMemory;
+  }
+  return b;
+}
+
+std::optional<CallCost> RooflinePricer::Price(const KernelCall& call) const {
+  RooflineBreakdown b = RooflineTime(call, device_, params_);
+  CallCost cost;
+  cost.time_s = cost.p10_s = cost.p90_s = b.time_s;
+  cost.source = CostSource::kRoofline;
+  cost.bound = b.bound;
+  return cost;
+}
+
+std::optional<CallCost> ScaledPricer::Price(const KernelCall& call) const {
+  std::optional<CallCost> ref = reference_->Price(call);
+  if (!ref) return std::nullopt;
+  RooflineBreakdown rb = RooflineTime(call, ref_, params_);
+  RooflineBreakdown tb = RooflineTime(call, target_, params_);
+  const double work = rb.compute_s + rb.memory_s;
+  const double compute_share = work > 0 ? rb.compute_s / work : 0.0;
+  const double compute_ratio = rb.compute_s > 0 ? tb.compute_s / rb.compute_s : 1.0;
+  const double memory_ratio = rb.memory_s > 0 ? tb.memory_s / rb.memory_s : 1.0;
+  const double ratio = compute_share * compute_ratio + (1 - compute_share) * memory_ratio;
+  auto scale = [&](double t) {
+    const double above = std::max(t - rb.floor_s, 0.0);
+    return tb.floor_s + above * ratio;
+  };
+  CallCost cost = *ref;
+  cost.time_s = scale(ref->time_s);
+  cost.p10_s = scale(ref->p10_s);
+  cost.p90_s = scale(ref->p90_s);
+  if (ref->heuristic_time_s > 0) cost.heuristic_time_s = scale(ref->heuristic_time_s);
+  cost.source = CostSource::kScaled;
+  cost.bound = tb.bound;
+  return cost;
+}
+
+}  // namespace dlsim

@@ -1,0 +1,69 @@
+// Transpose, Concat, Slice, Gather, Pad, Expand, Split, Cast, ... -> copy kernels.
+#include <cctype>
+
+#include "dlsim/ops/op_registry.h"
+
+namespace dlsim {
+namespace {
+
+std::string LowerName(const std::string& s) {
+  std::string out = s;
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// A copy reads what it gathers (at most the inputs, at most the outputs'
+// size for slicing/gathering ops) and writes every output.
+Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  double written = 0;
+  int64_t elems = 0;
+  for (const std::string& out : node.outputs) {
+    written += ctx.Bytes(out);
+    elems += ctx.Elems(out);
+  }
+  double read = 0;
+  for (const std::string& in : node.inputs) read += ctx.Bytes(in);
+  const std::string& op = node.op_type;
+  const bool gathers = op == "Slice" || op == "Gather" || op == "GatherElements" ||
+                       op == "GatherND" || op == "Expand" || op == "Tile" || op == "Resize" ||
+                       op == "Upsample";
+  if (gathers) read = std::min(read, written + ctx.Bytes(node.Input(1)));
+  KernelCall call = ctx.NewCall(KernelKind::kCopy, "copy_kernel", MathMode::kFp32);
+  call.AddParam("op", LowerName(op));
+  call.AddParam("elems", elems);
+  call.bytes_read = read;
+  call.bytes_written = written;
+  calls->push_back(call);
+  if (ctx.options().training && IsFloatDType(ctx.T(node.outputs.at(0)).dtype)) {
+    KernelCall bwd = call;
+    bwd.phase = "bwd";
+    bwd.params[0].second = LowerName(op) + "_bwd";
+    bwd.bytes_read = written;
+    bwd.bytes_written = read;
+    calls->push_back(bwd);
+  }
+  return Status::Ok();
+}
+
+Status LowerCast(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  // A cast between float types is a no-op once every float runs at one dtype.
+  const Tensor& in = ctx.T(node.Input(0));
+  const Tensor& out = ctx.T(node.outputs.at(0));
+  if (ctx.RunDType(in) == ctx.RunDType(out)) return Status::Ok();
+  return LowerCopy(ctx, node, calls);
+}
+
+}  // namespace
+
+void RegisterDataMovementOps(OpRegistry& registry) {
+  for (const char* op : {"Transpose", "Concat", "Slice", "Gather", "GatherElements",
+                         "GatherND", "Pad", "Expand", "Split", "Tile", "Resize",
+                         "Upsample", "ScatterND", "ScatterElements", "ConstantOfShape",
+                         "Range", "Trilu", "DepthToSpace", "SpaceToDepth", "OneHot",
+                         "NonZero", "EyeLike"}) {
+    registry.Register(op, LowerCopy);
+  }
+  registry.Register("Cast", LowerCast);
+}
+
+}  // namespace dlsim

@@ -1,0 +1,86 @@
+// Pointwise ops and reductions -> memory-bound kernels.
+#include <algorithm>
+#include <cctype>
+
+#include "dlsim/ops/op_registry.h"
+
+namespace dlsim {
+namespace {
+
+std::string Lower(const std::string& s) {
+  std::string out = s;
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// Arithmetic per output element, roughly (transcendentals cost more).
+double FlopsPerElem(const std::string& op) {
+  static const std::map<std::string, double> kFlops = {
+      {"Erf", 8}, {"Tanh", 8}, {"Sigmoid", 4}, {"Exp", 4}, {"Log", 4}, {"Pow", 4},
+      {"Sqrt", 2}, {"Gelu", 10}, {"HardSwish", 4}, {"HardSigmoid", 3}, {"Softplus", 6},
+      {"Elu", 4}, {"Selu", 4}, {"Mish", 12}};
+  auto it = kFlops.find(op);
+  return it == kFlops.end() ? 1.0 : it->second;
+}
+
+// Reads every input (broadcast operands once), writes every output.
+Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  const std::string& out = node.outputs.at(0);
+  const int64_t elems = ctx.Elems(out);
+  double read = 0;
+  int arity = 0;
+  for (const std::string& in : node.inputs) {
+    if (in.empty()) continue;
+    read += ctx.Bytes(in);
+    if (ctx.Elems(in) == elems) ++arity;
+  }
+  double written = 0;
+  for (const std::string& o : node.outputs) written += ctx.Bytes(o);
+  calls->push_back(ElementwiseCall(ctx, Lower(node.op_type), elems, std::max(arity, 1),
+                                   read, written, FlopsPerElem(node.op_type)));
+  if (ctx.options().training) {
+    // Gradient w.r.t. each full-size input reads dy (and a saved tensor).
+    calls->push_back(ElementwiseBwdCall(ctx, Lower(node.op_type), elems, std::max(arity, 1) + 1));
+  }
+  return Status::Ok();
+}
+
+Status LowerReduce(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  const int64_t in_elems = ctx.Elems(node.Input(0));
+  const int64_t out_elems = std::max<int64_t>(ctx.Elems(node.outputs.at(0)), 1);
+  KernelCall call = ctx.NewCall(KernelKind::kReduction, "reduce_kernel", MathMode::kFp32);
+  std::string op = Lower(node.op_type);
+  if (op.rfind("reduce", 0) == 0) op = op.substr(6);
+  call.AddParam("op", op);
+  call.AddParam("rows", out_elems);
+  call.AddParam("cols", in_elems / out_elems);
+  call.bytes_read = ctx.Bytes(node.Input(0));
+  call.bytes_written = ctx.Bytes(node.outputs[0]);
+  call.flops = static_cast<double>(in_elems);
+  calls->push_back(call);
+  if (ctx.options().training) {
+    calls->push_back(ElementwiseBwdCall(ctx, "reduce_" + op, in_elems, 1));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterElementwiseOps(OpRegistry& registry) {
+  for (const char* op :
+       {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Relu", "LeakyRelu", "PRelu", "Elu",
+        "Selu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Exp", "Log",
+        "Abs", "Neg", "Reciprocal", "Clip", "Max", "Min", "Sum", "Mean", "Softplus",
+        "Gelu", "Mish", "Sign", "Floor", "Ceil", "Round", "Not", "And", "Or", "Xor",
+        "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Mod",
+        "Cos", "Sin", "IsNaN", "IsInf", "BitShift"}) {
+    registry.Register(op, LowerPointwise);
+  }
+  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+                         "ReduceL2", "ReduceL1", "ReduceSumSquare", "ReduceLogSumExp",
+                         "ArgMax", "ArgMin", "TopK", "CumSum"}) {
+    registry.Register(op, LowerReduce);
+  }
+}
+
+}  // namespace dlsim

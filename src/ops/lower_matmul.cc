@@ -1,0 +1,97 @@
+// Gemm and MatMul -> cuBLAS GEMM (strided-batched for batched MatMul).
+#include <algorithm>
+
+#include "dlsim/ops/op_registry.h"
+
+namespace dlsim {
+namespace {
+
+KernelCall GemmCall(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n,
+                    int64_t k, bool trans_a, bool trans_b) {
+  const bool batched = batch > 1;
+  KernelCall call = ctx.NewCall(batched ? KernelKind::kBatchedGemm : KernelKind::kGemm,
+                                batched ? "cublasGemmStridedBatchedEx" : "cublasGemmEx",
+                                GemmMath(ctx.options()));
+  if (batched) call.AddParam("batch", batch);
+  call.AddParam("m", m);
+  call.AddParam("n", n);
+  call.AddParam("k", k);
+  call.AddParam("trans_a", trans_a ? 1 : 0);
+  call.AddParam("trans_b", trans_b ? 1 : 0);
+  const double elem = DTypeBytes(ctx.options().dtype);
+  call.flops = 2.0 * batch * m * n * k;
+  call.bytes_read = elem * batch * (m * k + k * n);
+  call.bytes_written = elem * batch * m * n;
+  return call;
+}
+
+// Backward of C = A·B: dA = dC·Bᵀ (m×k, inner n) and dB = Aᵀ·dC (k×n, inner m).
+void AddGemmBackward(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n,
+                     int64_t k, bool need_da, std::vector<KernelCall>* calls) {
+  if (need_da) {
+    KernelCall da = GemmCall(ctx, batch, m, k, n, false, true);
+    da.phase = "bwd";
+    calls->push_back(std::move(da));
+  }
+  KernelCall db = GemmCall(ctx, batch, k, n, m, true, false);
+  db.phase = "bwd";
+  calls->push_back(std::move(db));
+}
+
+Status LowerGemm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  const Shape& a = ctx.T(node.Input(0)).dims;
+  const Shape& b = ctx.T(node.Input(1)).dims;
+  if (a.size() != 2 || b.size() != 2) {
+    return InvalidArgument("Gemm needs 2-D A and B, got " + ShapeToString(a) + " and " +
+                           ShapeToString(b));
+  }
+  const bool ta = node.GetInt("transA", 0) != 0, tb = node.GetInt("transB", 0) != 0;
+  const int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1], n = tb ? b[0] : b[1];
+  KernelCall call = GemmCall(ctx, 1, m, n, k, ta, tb);
+  call.bytes_read += ctx.Bytes(node.Input(2));  // bias via the GEMM epilogue
+  calls->push_back(std::move(call));
+  if (ctx.options().training) {
+    const bool a_is_weight = ctx.T(node.Input(0)).is_initializer;
+    AddGemmBackward(ctx, 1, m, n, k, !a_is_weight, calls);
+  }
+  return Status::Ok();
+}
+
+// MatMul with numpy broadcasting. A weight operand (2-D initializer B) folds
+// the batch dims of A into M, as torch.nn.Linear does; otherwise the
+// broadcast batch dims become the strided batch.
+Status LowerMatMul(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  Shape a = ctx.T(node.Input(0)).dims, b = ctx.T(node.Input(1)).dims;
+  if (a.empty() || b.empty()) return InvalidArgument("MatMul of a scalar");
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  if (b[b.size() - 2] != k) {
+    return InvalidArgument("MatMul inner dims differ: " + ShapeToString(a) + " x " +
+                           ShapeToString(b));
+  }
+  const Shape& out = ctx.T(node.outputs.at(0)).dims;
+  const int64_t batch = std::max<int64_t>(NumElements(out) / std::max<int64_t>(m * n, 1), 1);
+  const bool b_is_weight = b.size() == 2;
+  KernelCall call = b_is_weight ? GemmCall(ctx, 1, batch * m, n, k, false, true)
+                                : GemmCall(ctx, batch, m, n, k, false, false);
+  if (b_is_weight) call.bytes_read = ctx.Bytes(node.Input(0)) + ctx.Bytes(node.Input(1));
+  calls->push_back(std::move(call));
+  if (ctx.options().training) {
+    if (b_is_weight) {
+      AddGemmBackward(ctx, 1, batch * m, n, k, true, calls);
+    } else {
+      AddGemmBackward(ctx, batch, m, n, k, true, calls);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterMatMulOps(OpRegistry& registry) {
+  registry.Register("Gemm", LowerGemm);
+  registry.Register("MatMul", LowerMatMul);
+}
+
+}  // namespace dlsim

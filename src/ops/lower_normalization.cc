@@ -1,0 +1,139 @@
+// BatchNormalization, LayerNormalization, Softmax, LRN.
+#include <algorithm>
+
+#include "dlsim/ops/op_registry.h"
+
+namespace dlsim {
+namespace {
+
+// n, c and the spatial extent folded into h (w = last spatial dim).
+void AddNchwParams(const Shape& x, KernelCall* call) {
+  int64_t h = 1, w = 1;
+  if (x.size() >= 4) {
+    w = x.back();
+    for (size_t i = 2; i + 1 < x.size(); ++i) h *= x[i];
+  } else if (x.size() == 3) {
+    w = x[2];
+  }
+  call->AddParam("n", x.empty() ? 1 : x[0]);
+  call->AddParam("c", x.size() > 1 ? x[1] : 1);
+  call->AddParam("h", h);
+  call->AddParam("w", w);
+}
+
+Status LowerBatchNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  const Tensor& x = ctx.T(node.Input(0));
+  const bool training = ctx.options().training;
+  const double bx = ctx.Bytes(node.Input(0));
+  const double params = 4.0 * 4 * (x.dims.size() > 1 ? x.dims[1] : 1);
+  KernelCall fwd = ctx.NewCall(training ? KernelKind::kBatchNormTrainFwd
+                                        : KernelKind::kBatchNormInfer,
+                               training ? "cudnnBatchNormalizationForwardTraining"
+                                        : "cudnnBatchNormalizationForwardInference",
+                               MathMode::kFp32);
+  fwd.layout = ctx.options().layout;
+  AddNchwParams(x.dims, &fwd);
+  // Training reads x twice (statistics, then normalisation).
+  fwd.bytes_read = (training ? 2 : 1) * bx + params;
+  fwd.bytes_written = bx;
+  fwd.flops = (training ? 8.0 : 4.0) * x.num_elements();
+  calls->push_back(fwd);
+  if (training) {
+    KernelCall bwd = fwd;
+    bwd.kind = KernelKind::kBatchNormBwd;
+    bwd.library_call = "cudnnBatchNormalizationBackward";
+    bwd.phase = "bwd";
+    bwd.bytes_read = 3 * bx + params;  // x, dy twice (reduce, then apply)
+    bwd.bytes_written = bx;
+    bwd.flops = 10.0 * x.num_elements();
+    calls->push_back(bwd);
+  }
+  return Status::Ok();
+}
+
+// rows x cols with the normalised/softmaxed extent `cols` from `axis` on.
+std::pair<int64_t, int64_t> RowsCols(const Shape& x, int64_t axis, bool to_end) {
+  const int64_t rank = static_cast<int64_t>(x.size());
+  if (axis < 0) axis += rank;
+  axis = std::clamp<int64_t>(axis, 0, std::max<int64_t>(rank - 1, 0));
+  int64_t rows = 1, cols = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool in_cols = to_end ? i >= axis : i == axis;
+    (in_cols ? cols : rows) *= x[i];
+  }
+  return {rows, cols};
+}
+
+Status LowerRowOp(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
+                  KernelKind bwd_kind, const char* lib, int64_t axis, bool to_end,
+                  double flops_per_elem, std::vector<KernelCall>* calls) {
+  const Tensor& x = ctx.T(node.Input(0));
+  auto [rows, cols] = RowsCols(x.dims, axis, to_end);
+  const double bx = ctx.Bytes(node.Input(0));
+  KernelCall fwd = ctx.NewCall(fwd_kind, lib, MathMode::kFp32);
+  fwd.AddParam("rows", rows);
+  fwd.AddParam("cols", cols);
+  fwd.bytes_read = bx + ctx.Bytes(node.Input(1)) + ctx.Bytes(node.Input(2));
+  fwd.bytes_written = bx;
+  fwd.flops = flops_per_elem * x.num_elements();
+  calls->push_back(fwd);
+  if (ctx.options().training) {
+    KernelCall bwd = fwd;
+    bwd.kind = bwd_kind;
+    bwd.phase = "bwd";
+    bwd.bytes_read = 2 * bx;  // y (or x) and dy
+    calls->push_back(bwd);
+  }
+  return Status::Ok();
+}
+
+Status LowerLayerNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  return LowerRowOp(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
+                    "layer_norm_kernel", node.GetInt("axis", -1), true, 8, calls);
+}
+
+Status LowerSoftmax(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  // Opset 13+: softmax over one axis (default -1); older: flattened from axis.
+  const bool old = ctx.graph().opset < 13;
+  const int64_t axis = node.GetInt("axis", old ? 1 : -1);
+  return LowerRowOp(ctx, node, KernelKind::kSoftmaxFwd, KernelKind::kSoftmaxBwd,
+                    "cudnnSoftmaxForward", axis, old, 5, calls);
+}
+
+Status LowerLrn(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  const Tensor& x = ctx.T(node.Input(0));
+  KernelCall call = ctx.NewCall(KernelKind::kLrnFwd, "cudnnLRNCrossChannelForward",
+                                MathMode::kFp32);
+  call.layout = ctx.options().layout;
+  AddNchwParams(x.dims, &call);
+  const int64_t size = node.GetInt("size", 5);
+  call.AddParam("size", size);
+  call.bytes_read = ctx.Bytes(node.Input(0));
+  call.bytes_written = call.bytes_read;
+  call.flops = (2.0 * size + 4) * x.num_elements();
+  calls->push_back(call);
+  if (ctx.options().training) {
+    calls->push_back(ElementwiseBwdCall(ctx, "lrn", x.num_elements(), 3));
+  }
+  return Status::Ok();
+}
+
+// Instance/group norm: two passes over the data, like a layer norm per (n, c).
+Status LowerInstanceNorm(const LowerContext& ctx, const Node& node,
+                         std::vector<KernelCall>* calls) {
+  return LowerRowOp(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
+                    "instance_norm_kernel", 2, true, 8, calls);
+}
+
+}  // namespace
+
+void RegisterNormalizationOps(OpRegistry& registry) {
+  registry.Register("BatchNormalization", LowerBatchNorm);
+  registry.Register("LayerNormalization", LowerLayerNorm);
+  registry.Register("Softmax", LowerSoftmax);
+  registry.Register("LogSoftmax", LowerSoftmax);
+  registry.Register("LRN", LowerLrn);
+  registry.Register("InstanceNormalization", LowerInstanceNorm);
+}
+
+}  // namespace dlsim

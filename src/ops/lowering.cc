@@ -1,0 +1,139 @@
+#include "dlsim/ops/lowering.h"
+
+#include "dlsim/ops/op_registry.h"
+
+namespace dlsim {
+namespace {
+
+// True when every output of `node` has contents known at import time: the
+// node is shape arithmetic that a framework does on the host.
+bool FoldedOnHost(const Graph& graph, const Node& node) {
+  if (node.outputs.empty()) return false;
+  for (const std::string& out : node.outputs) {
+    if (out.empty()) continue;
+    const Tensor* t = graph.FindTensor(out);
+    if (t == nullptr || !t->value.has_value()) return false;
+  }
+  return true;
+}
+
+// Unknown op: priced by bytes moved (read inputs, write outputs).
+KernelCall UnknownOpCall(const LowerContext& ctx, const Node& node) {
+  KernelCall call = ctx.NewCall(KernelKind::kCopy, "unknown:" + node.op_type,
+                                MathMode::kFp32);
+  double read = 0, written = 0;
+  int64_t elems = 0;
+  for (const std::string& in : node.inputs) read += ctx.Bytes(in);
+  for (const std::string& out : node.outputs) {
+    written += ctx.Bytes(out);
+    elems += ctx.Elems(out);
+  }
+  call.AddParam("op", "unknown_" + node.op_type);
+  call.AddParam("elems", elems);
+  call.bytes_read = read;
+  call.bytes_written = written;
+  return call;
+}
+
+// Indices of Relu nodes whose only input is a Conv output with no other
+// consumer: with fusion on, the Conv node absorbs them.
+std::vector<bool> FusedActivations(const Graph& graph, const LowerContext& ctx) {
+  std::vector<bool> fused(graph.nodes.size(), false);
+  std::map<std::string, size_t> producer;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (const std::string& out : graph.nodes[i].outputs) producer[out] = i;
+  }
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    if (node.op_type != "Relu" || node.inputs.empty()) continue;
+    auto it = producer.find(node.inputs[0]);
+    if (it == producer.end() || graph.nodes[it->second].op_type != "Conv") continue;
+    if (ctx.SoleConsumer(node.inputs[0]) == &node) fused[i] = true;
+  }
+  return fused;
+}
+
+}  // namespace
+
+MathMode ConvMath(const LoweringOptions& options) {
+  switch (options.dtype) {
+    case DType::kFloat16: return MathMode::kFp16;
+    case DType::kBFloat16: return MathMode::kBf16;
+    default: return options.tf32_conv ? MathMode::kTf32 : MathMode::kFp32;
+  }
+}
+
+MathMode GemmMath(const LoweringOptions& options) {
+  switch (options.dtype) {
+    case DType::kFloat16: return MathMode::kFp16;
+    case DType::kBFloat16: return MathMode::kBf16;
+    default: return options.tf32_gemm ? MathMode::kTf32 : MathMode::kFp32;
+  }
+}
+
+Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options) {
+  const OpRegistry& registry = BuiltinOps();
+  LowerContext ctx(graph, options);
+  std::vector<bool> fused;
+  if (options.fuse_conv_bias_act) fused = FusedActivations(graph, ctx);
+  LoweredGraph lowered;
+  lowered.nodes.reserve(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    LoweredNode ln;
+    ln.node_index = i;
+    ln.name = node.name;
+    ln.op_type = node.op_type;
+    bool skip = registry.IsNoKernel(node.op_type) || FoldedOnHost(graph, node) ||
+                (!fused.empty() && fused[i]);
+    if (!skip) {
+      const LowerFn* fn = registry.Find(node.op_type);
+      if (fn != nullptr) {
+        Status s = (*fn)(ctx, node, &ln.calls);
+        if (!s.ok()) return s.WithContext("node '" + node.name + "' (" + node.op_type + ")");
+      } else if (options.strict) {
+        return Unsupported("node '" + node.name + "': op " + node.op_type +
+                           " is not known to dlsim (--strict)");
+      } else {
+        ln.known_op = false;
+        ln.calls.push_back(UnknownOpCall(ctx, node));
+        lowered.warnings.push_back("node '" + node.name + "': unknown op " +
+                                   node.op_type + " priced by bytes moved");
+      }
+    }
+    lowered.nodes.push_back(std::move(ln));
+  }
+  return lowered;
+}
+
+std::vector<KernelCall> LowerOptimizer(const std::string& optimizer,
+                                       int64_t param_count, int64_t tensor_count,
+                                       bool fused, const LoweringOptions& options) {
+  // Bytes per parameter (fp32 master state): SGD reads w,g writes w; momentum
+  // adds the buffer (read+write); Adam/AdamW read w,g,m,v and write w,m,v.
+  int reads = 2, writes = 1;
+  if (optimizer == "sgd_momentum") reads = 3, writes = 2;
+  if (optimizer == "adam" || optimizer == "adamw") reads = 4, writes = 3;
+  const int64_t launches = fused ? 1 : std::max<int64_t>(tensor_count, 1);
+  std::vector<KernelCall> calls;
+  for (int64_t i = 0; i < launches; ++i) {
+    int64_t n = param_count / launches + (i < param_count % launches ? 1 : 0);
+    KernelCall call;
+    call.kind = KernelKind::kOptimizer;
+    call.library_call = "optimizer_" + optimizer;
+    call.phase = "optim";
+    call.dtype = DType::kFloat32;
+    call.math = MathMode::kFp32;
+    call.AddParam("op", optimizer);
+    call.AddParam("params", n);
+    call.AddParam("fused", fused ? 1 : 0);
+    call.bytes_read = 4.0 * reads * n;
+    call.bytes_written = 4.0 * writes * n;
+    call.flops = 4.0 * n;
+    calls.push_back(std::move(call));
+  }
+  (void)options;
+  return calls;
+}
+
+}  // namespace dlsim

@@ -1,0 +1,128 @@
+#include "dlsim/ops/op_registry.h"
+
+namespace dlsim {
+
+LowerContext::LowerContext(const Graph& graph, const LoweringOptions& options)
+    : graph_(graph), options_(options) {
+  for (const Node& node : graph.nodes) {
+    for (const std::string& in : node.inputs) {
+      if (in.empty()) continue;
+      ++consumers_[in];
+      last_consumer_[in] = &node;
+    }
+  }
+  for (const std::string& out : graph.outputs) ++consumers_[out];
+}
+
+const Tensor& LowerContext::T(const std::string& name) const {
+  const Tensor* t = graph_.FindTensor(name);
+  DLSIM_CHECK_MSG(t != nullptr, "tensor '" + name + "' missing after import");
+  return *t;
+}
+
+DType LowerContext::RunDType(const Tensor& t) const {
+  if (IsFloatDType(t.dtype) && t.dtype != DType::kFloat64) return options_.dtype;
+  return t.dtype;
+}
+
+double LowerContext::Bytes(const std::string& name) const {
+  if (name.empty()) return 0;
+  const Tensor& t = T(name);
+  return static_cast<double>(t.num_elements()) * DTypeBytes(RunDType(t));
+}
+
+int64_t LowerContext::Elems(const std::string& name) const {
+  return name.empty() ? 0 : T(name).num_elements();
+}
+
+int LowerContext::ConsumerCount(const std::string& name) const {
+  auto it = consumers_.find(name);
+  return it == consumers_.end() ? 0 : it->second;
+}
+
+const Node* LowerContext::SoleConsumer(const std::string& name) const {
+  if (ConsumerCount(name) != 1) return nullptr;
+  auto it = last_consumer_.find(name);
+  return it == last_consumer_.end() ? nullptr : it->second;
+}
+
+KernelCall LowerContext::NewCall(KernelKind kind, const std::string& library_call,
+                                 MathMode math) const {
+  KernelCall call;
+  call.kind = kind;
+  call.library_call = library_call;
+  call.dtype = options_.dtype;
+  call.math = math;
+  return call;
+}
+
+void OpRegistry::Register(const std::string& op_type, LowerFn fn) {
+  fns_[op_type] = std::move(fn);
+}
+
+void OpRegistry::RegisterNoKernel(const std::string& op_type) {
+  no_kernel_.insert(op_type);
+}
+
+const LowerFn* OpRegistry::Find(const std::string& op_type) const {
+  auto it = fns_.find(op_type);
+  return it == fns_.end() ? nullptr : &it->second;
+}
+
+bool OpRegistry::IsNoKernel(const std::string& op_type) const {
+  return no_kernel_.count(op_type) != 0;
+}
+
+bool OpRegistry::Knows(const std::string& op_type) const {
+  return IsNoKernel(op_type) || Find(op_type) != nullptr;
+}
+
+namespace {
+
+OpRegistry MakeBuiltinOps() {
+  OpRegistry registry;
+  RegisterConvOps(registry);
+  RegisterMatMulOps(registry);
+  RegisterNormalizationOps(registry);
+  RegisterPoolingOps(registry);
+  RegisterRnnOps(registry);
+  RegisterElementwiseOps(registry);
+  RegisterDataMovementOps(registry);
+  for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                         "Shape", "Size", "Constant", "Dropout"}) {
+    registry.RegisterNoKernel(op);
+  }
+  return registry;
+}
+
+}  // namespace
+
+const OpRegistry& BuiltinOps() {
+  static const OpRegistry* registry = new OpRegistry(MakeBuiltinOps());
+  return *registry;
+}
+
+KernelCall ElementwiseCall(const LowerContext& ctx, const std::string& op,
+                           int64_t out_elems, int arity, double bytes_read,
+                           double bytes_written, double flops_per_elem) {
+  KernelCall call = ctx.NewCall(KernelKind::kElementwise, "elementwise_kernel",
+                                MathMode::kFp32);
+  call.AddParam("op", op);
+  call.AddParam("elems", out_elems);
+  call.AddParam("arity", arity);
+  call.bytes_read = bytes_read;
+  call.bytes_written = bytes_written;
+  call.flops = flops_per_elem * static_cast<double>(out_elems);
+  return call;
+}
+
+KernelCall ElementwiseBwdCall(const LowerContext& ctx, const std::string& op,
+                              int64_t elems, int arity) {
+  double elem_bytes = DTypeBytes(ctx.options().dtype);
+  KernelCall call = ElementwiseCall(ctx, op + "_bwd", elems, arity,
+                                    elem_bytes * elems * arity, elem_bytes * elems, 2);
+  call.phase = "bwd";
+  return call;
+}
+
+}  // namespace dlsim
