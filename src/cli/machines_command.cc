@@ -1,10 +1,79 @@
+// dlsim machines: list and validate the bundled (or a given folder's) machines.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
+#include "dlsim/machine/machine_io.h"
 
 namespace dlsim::cli {
+namespace {
+
+struct MachinesArgs {
+  std::string dir;
+  std::string format = "table";
+};
+
+nlohmann::json MachineJson(const Machine& m) {
+  const PeakFlops& p = m.device.peak_flops;
+  return {{"name", m.name},
+          {"device", m.device.name},
+          {"sm_count", m.device.sm_count},
+          {"memory_bytes", m.device.memory_bytes},
+          {"memory_bw_bytes_per_s", m.device.EffectiveMemoryBw()},
+          {"fp32_flops", p.fp32_vector},
+          {"tf32_matrix_flops", p.tf32_matrix},
+          {"fp16_matrix_flops", p.fp16_matrix},
+          {"bf16_matrix_flops", p.bf16_matrix},
+          {"gpus_per_node", m.node.gpus_per_node},
+          {"nodes", m.system.nodes},
+          {"perf_db", m.calibration.perf_db},
+          {"scale_from", m.calibration.scale_from}};
+}
+
+int RunMachines(const MachinesArgs& args) {
+  if (args.format != "table" && args.format != "json") {
+    return ReportError(InvalidArgument("--format must be table or json, got '" + args.format + "'"));
+  }
+  auto checks = args.dir.empty() ? ValidateAllBundledMachines() : ValidateMachineFiles(args.dir);
+  if (!checks.ok()) return ReportError(checks.status());
+  int bad = 0;
+  nlohmann::json list = nlohmann::json::array();
+  if (args.format == "table") {
+    std::printf("%-14s %-32s %5s %9s %10s %10s %8s  %s\n", "machine", "device", "SMs", "mem GB",
+                "BW GB/s", "fp16 TF/s", "GPUs", "calibration");
+  }
+  for (const MachineFileCheck& c : *checks) {
+    if (!c.status.ok()) {
+      ++bad;
+      std::cerr << "dlsim: error: " << c.status.message() << "\n";
+      continue;
+    }
+    const Machine& m = c.machine;
+    if (args.format == "json") {
+      list.push_back(MachineJson(m));
+      continue;
+    }
+    std::string cal = !m.calibration.perf_db.empty() ? "database"
+                      : !m.calibration.scale_from.empty() ? "scaled" : "roofline";
+    std::printf("%-14s %-32.32s %5d %9.0f %10.0f %10.1f %8d  %s\n", m.name.c_str(),
+                m.device.name.c_str(), m.device.sm_count, m.device.memory_bytes / 1e9,
+                m.device.EffectiveMemoryBw() / 1e9, m.device.peak_flops.fp16_matrix / 1e12,
+                m.TotalGpus(), cal.c_str());
+  }
+  if (args.format == "json") std::cout << list.dump(2) << "\n";
+  std::cerr << checks->size() - bad << " valid, " << bad << " invalid\n";
+  return bad == 0 ? 0 : 1;
+}
+
+}  // namespace
 
 void RegisterMachinesCommand(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("machines", "(not yet implemented)");
-  cmd->callback([exit_code] { *exit_code = ReportError(Unsupported("machines: not yet implemented")); });
+  auto args = std::make_shared<MachinesArgs>();
+  auto* cmd = app.add_subcommand("machines", "list and validate machine files");
+  cmd->add_option("--dir", args->dir, "folder of machine YAML files (default: the bundled ones)");
+  cmd->add_option("--format", args->format, "table or json")->capture_default_str();
+  cmd->callback([args, exit_code] { *exit_code = RunMachines(*args); });
 }
 
 }  // namespace dlsim::cli

@@ -1,0 +1,32 @@
+// Writers for estimates: a table for people, JSON and CSV for programs.
+// The JSON is a contract (docs/json-output.md); nlohmann-json stays in here.
+#ifndef DLSIM_REPORT_REPORT_H_
+#define DLSIM_REPORT_REPORT_H_
+
+#include <ostream>
+#include <string>
+
+#include "dlsim/estimate/estimator.h"
+
+namespace dlsim {
+
+struct ReportOptions {
+  bool include_calls = true;  // per-call detail in JSON
+  int max_table_rows = 0;     // 0 = every layer
+};
+
+std::string EstimateToJson(const Estimate& estimate, const ReportOptions& options);
+void WriteEstimateTable(std::ostream& out, const Estimate& estimate,
+                        const ReportOptions& options);
+void WriteEstimateCsv(std::ostream& out, const Estimate& estimate);
+// Chrome-trace JSON (Perfetto, chrome://tracing) of the one-stream timeline.
+std::string EstimateToChromeTrace(const Estimate& estimate);
+
+// "12.3 GFLOP", "1.50 MB", "3.20 ms" style formatting.
+std::string FormatFlops(double flops);
+std::string FormatBytes(double bytes);
+std::string FormatTime(double seconds);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_REPORT_REPORT_H_

@@ -1,0 +1,86 @@
+#include "model_options.h"
+
+namespace dlsim::cli {
+
+void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
+  cmd->add_option("--batch", opts->batch, "batch size (sets dim 0 of every input)");
+  cmd->add_option("--input", opts->inputs, "input shape NAME:D1xD2x... (repeatable)");
+  cmd->add_option("--dtype", opts->dtype, "fp32 (PyTorch default: TF32 convs), tf32, fp16, bf16")
+      ->capture_default_str();
+  cmd->add_option("--tf32", opts->tf32, "TF32 use for fp32: none, conv, all");
+  cmd->add_option("--layout", opts->layout, "nchw or nhwc")->capture_default_str();
+  cmd->add_flag("--strict", opts->strict, "unknown ops are errors, not warnings");
+  cmd->add_flag("--fuse", opts->fuse,
+                "fuse Conv+Relu into cudnnConvolutionBiasActivationForward");
+  if (with_training) {
+    cmd->add_option("--mode", opts->mode, "inference or training")->capture_default_str();
+    cmd->add_option("--optimizer", opts->optimizer, "sgd, sgd_momentum, adam, adamw")
+        ->capture_default_str();
+    cmd->add_flag("--fused-optimizer", opts->fused_optimizer,
+                  "one optimizer launch over all parameters (foreach/fused)");
+  }
+}
+
+Result<ImportOptions> ToImportOptions(const ModelOptions& opts) {
+  if (opts.batch < 0) {
+    return InvalidArgument("--batch must be a positive integer, got " + std::to_string(opts.batch));
+  }
+  ImportOptions io;
+  io.batch = opts.batch;
+  for (const std::string& spec : opts.inputs) {
+    auto parsed = ParseInputSpec(spec);
+    if (!parsed.ok()) return parsed.status().WithContext("--input " + spec);
+    io.input_shapes[parsed->first] = parsed->second;
+  }
+  return io;
+}
+
+Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
+  EstimateOptions eo;
+  LoweringOptions& lo = eo.lowering;
+  const std::string& d = opts.dtype;
+  if (d == "fp32" || d == "tf32") {
+    lo.dtype = DType::kFloat32;
+    lo.tf32_conv = true;
+    lo.tf32_gemm = d == "tf32";
+  } else if (d == "fp16") {
+    lo.dtype = DType::kFloat16;
+  } else if (d == "bf16") {
+    lo.dtype = DType::kBFloat16;
+  } else {
+    return InvalidArgument("--dtype must be fp32, tf32, fp16 or bf16, got '" + d + "'");
+  }
+  if (!opts.tf32.empty()) {
+    if (opts.tf32 != "none" && opts.tf32 != "conv" && opts.tf32 != "all") {
+      return InvalidArgument("--tf32 must be none, conv or all, got '" + opts.tf32 + "'");
+    }
+    lo.tf32_conv = opts.tf32 != "none";
+    lo.tf32_gemm = opts.tf32 == "all";
+  }
+  if (opts.mode != "inference" && opts.mode != "training") {
+    return InvalidArgument("--mode must be inference or training, got '" + opts.mode + "'");
+  }
+  lo.training = opts.mode == "training";
+  const std::string& o = opts.optimizer;
+  if (o != "sgd" && o != "sgd_momentum" && o != "adam" && o != "adamw") {
+    return InvalidArgument("--optimizer must be sgd, sgd_momentum, adam or adamw, got '" + o + "'");
+  }
+  if (opts.layout != "nchw" && opts.layout != "nhwc") {
+    return InvalidArgument("--layout must be nchw or nhwc, got '" + opts.layout + "'");
+  }
+  lo.layout = opts.layout;
+  lo.strict = opts.strict;
+  lo.fuse_conv_bias_act = opts.fuse;
+  eo.optimizer = o;
+  eo.fused_optimizer = opts.fused_optimizer;
+  eo.dtype_name = d;
+  eo.batch = opts.batch;
+  return eo;
+}
+
+Result<Graph> LoadModel(const std::string& path, const ModelOptions& opts) {
+  DLSIM_ASSIGN_OR_RETURN(ImportOptions io, ToImportOptions(opts));
+  return LoadOnnxModel(path, io);
+}
+
+}  // namespace dlsim::cli

@@ -1,0 +1,41 @@
+// Options shared by commands that load and lower a model (estimate, plan,
+// inspect): --batch, --input, --dtype, --tf32, --mode, --strict.
+#ifndef DLSIM_CLI_MODEL_OPTIONS_H_
+#define DLSIM_CLI_MODEL_OPTIONS_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "dlsim/estimate/estimator.h"
+#include "dlsim/model/graph.h"
+#include "dlsim/model/onnx_import.h"
+
+namespace dlsim::cli {
+
+struct ModelOptions {
+  int64_t batch = 0;
+  std::vector<std::string> inputs;  // NAME:D1xD2...
+  std::string dtype = "fp32";
+  std::string tf32 = "";            // none|conv|all; "" = the dtype's default
+  std::string mode = "inference";
+  std::string optimizer = "sgd_momentum";
+  bool fused_optimizer = false;
+  bool strict = false;
+  bool fuse = false;
+  std::string layout = "nchw";
+};
+
+// Adds the options to `cmd`; `with_training` adds --mode and --optimizer.
+void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training);
+
+// Validates and converts to import options.
+Result<ImportOptions> ToImportOptions(const ModelOptions& opts);
+// Validates and converts to estimator options.
+Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts);
+// Loads the model with the options' shapes.
+Result<Graph> LoadModel(const std::string& path, const ModelOptions& opts);
+
+}  // namespace dlsim::cli
+
+#endif  // DLSIM_CLI_MODEL_OPTIONS_H_

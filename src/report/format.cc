@@ -1,0 +1,41 @@
+#include <cmath>
+#include <cstdio>
+
+#include "dlsim/report/report.h"
+
+namespace dlsim {
+namespace {
+
+std::string Scaled(double v, const char* const units[], int n, double step) {
+  int i = 0;
+  while (std::fabs(v) >= step && i + 1 < n) v /= step, ++i;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f %s", v, units[i]);
+  return buf;
+}
+
+}  // namespace
+
+std::string FormatFlops(double flops) {
+  static const char* const kUnits[] = {"FLOP", "KFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"};
+  return Scaled(flops, kUnits, 6, 1000.0);
+}
+
+std::string FormatBytes(double bytes) {
+  static const char* const kUnits[] = {"B", "KB", "MB", "GB", "TB"};
+  return Scaled(bytes, kUnits, 5, 1000.0);
+}
+
+std::string FormatTime(double seconds) {
+  char buf[64];
+  if (seconds < 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.1f us", seconds * 1e6);
+  } else if (seconds < 1.0) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  }
+  return buf;
+}
+
+}  // namespace dlsim

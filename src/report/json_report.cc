@@ -1,0 +1,106 @@
+#include <nlohmann/json.hpp>
+
+#include "dlsim/report/report.h"
+
+namespace dlsim {
+namespace {
+
+using nlohmann::json;
+
+json CallJson(const KernelCall& call, const CallCost& cost) {
+  json j = {{"kind", KernelKindName(call.kind)},
+            {"library_call", call.library_call},
+            {"phase", call.phase},
+            {"key", call.Key()},
+            {"time_ms", cost.time_s * 1e3},
+            {"source", CostSourceName(cost.source)},
+            {"bound", BoundName(cost.bound)},
+            {"flops", call.flops},
+            {"bytes_read", call.bytes_read},
+            {"bytes_written", call.bytes_written}};
+  if (!cost.algo.empty()) j["algo"] = cost.algo;
+  if (cost.heuristic_time_s > 0) j["heuristic_time_ms"] = cost.heuristic_time_s * 1e3;
+  return j;
+}
+
+json LayerJson(const LayerEstimate& layer, bool include_calls) {
+  json j = {{"name", layer.name},
+            {"op_type", layer.op_type},
+            {"time_ms", layer.time_s() * 1e3},
+            {"fwd_ms", layer.fwd_s * 1e3},
+            {"bwd_ms", layer.bwd_s * 1e3},
+            {"source", CostSourceName(layer.source())},
+            {"bound", BoundName(layer.bound())},
+            {"flops", layer.flops},
+            {"bytes", layer.bytes},
+            {"kernels", layer.calls.size()},
+            {"known_op", layer.known_op}};
+  if (include_calls) {
+    json calls = json::array();
+    for (size_t i = 0; i < layer.calls.size(); ++i) {
+      calls.push_back(CallJson(layer.calls[i], layer.costs[i]));
+    }
+    j["calls"] = std::move(calls);
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
+  json layers = json::array();
+  for (const LayerEstimate& layer : e.layers) layers.push_back(LayerJson(layer, options.include_calls));
+  json memory = {{"weights_bytes", e.memory.weights_bytes},
+                 {"gradients_bytes", e.memory.gradients_bytes},
+                 {"optimizer_state_bytes", e.memory.optimizer_state_bytes},
+                 {"activations_bytes", e.memory.activations_bytes},
+                 {"workspace_bytes", e.memory.workspace_bytes},
+                 {"total_bytes", e.memory.total_bytes()}};
+  json j = {{"model", e.model},
+            {"machine", e.machine},
+            {"batch", e.batch},
+            {"dtype", e.dtype},
+            {"mode", e.mode},
+            {"gpu_time_ms", e.gpu_time_s * 1e3},
+            {"critical_path_ms", e.critical_path_s * 1e3},
+            {"eager_ms", e.eager_s * 1e3},
+            {"host_dispatch_ms", e.host_s * 1e3},
+            {"p10_ms", e.p10_s * 1e3},
+            {"p90_ms", e.p90_s * 1e3},
+            {"flops", e.flops},
+            {"bytes", e.bytes},
+            {"kernel_count", e.kernel_count},
+            {"parameters", e.parameter_count},
+            {"source_share", e.source_share},
+            {"memory", memory},
+            {"critical_path", e.critical_path},
+            {"warnings", e.warnings},
+            {"layers", std::move(layers)}};
+  return j.dump(2);
+}
+
+std::string EstimateToChromeTrace(const Estimate& e) {
+  json events = json::array();
+  double t_us = 0;
+  for (const LayerEstimate& layer : e.layers) {
+    for (size_t i = 0; i < layer.calls.size(); ++i) {
+      const double dur_us = layer.costs[i].time_s * 1e6;
+      events.push_back({{"name", layer.name + ":" + KernelKindName(layer.calls[i].kind)},
+                        {"cat", layer.calls[i].phase},
+                        {"ph", "X"},
+                        {"ts", t_us},
+                        {"dur", dur_us},
+                        {"pid", 1},
+                        {"tid", 1},
+                        {"args", {{"op_type", layer.op_type},
+                                  {"key", layer.calls[i].Key()},
+                                  {"source", CostSourceName(layer.costs[i].source)}}}});
+      t_us += dur_us;
+    }
+  }
+  json j = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"},
+            {"otherData", {{"model", e.model}, {"machine", e.machine}}}};
+  return j.dump();
+}
+
+}  // namespace dlsim

@@ -1,0 +1,81 @@
+#include <cstdio>
+
+#include "dlsim/report/report.h"
+
+namespace dlsim {
+namespace {
+
+std::string Row(const std::string& name, const std::string& op, size_t kernels,
+                const std::string& flops, const std::string& bytes, const std::string& time,
+                const std::string& bound, const std::string& source) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-40.40s %-18.18s %7zu %14s %12s %12s %-8s %-9s\n",
+                name.c_str(), op.c_str(), kernels, flops.c_str(), bytes.c_str(), time.c_str(),
+                bound.c_str(), source.c_str());
+  return buf;
+}
+
+// CSV-safe: quote fields containing separators.
+std::string Csv(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOptions& options) {
+  out << "model " << e.model << " on " << e.machine << ", batch " << e.batch << ", "
+      << e.dtype << ", " << e.mode << "\n\n";
+  char header[256];
+  std::snprintf(header, sizeof header, "%-40s %-18s %7s %14s %12s %12s %-8s %-9s\n", "layer",
+                "op", "kernels", "FLOPs", "bytes", "time", "bound", "source");
+  out << header;
+  int rows = 0;
+  for (const LayerEstimate& l : e.layers) {
+    if (l.calls.empty()) continue;
+    if (options.max_table_rows > 0 && rows++ >= options.max_table_rows) break;
+    out << Row(l.name, l.op_type, l.calls.size(), FormatFlops(l.flops), FormatBytes(l.bytes),
+               FormatTime(l.time_s()), BoundName(l.bound()), CostSourceName(l.source()));
+  }
+  out << "\n";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-28s %s\n", "GPU time (one stream)", FormatTime(e.gpu_time_s).c_str());
+  out << buf;
+  std::snprintf(buf, sizeof buf, "%-28s %s - %s\n", "  P10-P90 band", FormatTime(e.p10_s).c_str(),
+                FormatTime(e.p90_s).c_str());
+  out << buf;
+  std::snprintf(buf, sizeof buf, "%-28s %s\n", "critical path (streams)", FormatTime(e.critical_path_s).c_str());
+  out << buf;
+  std::snprintf(buf, sizeof buf, "%-28s %s (host dispatch %s)\n", "eager (framework)",
+                FormatTime(e.eager_s).c_str(), FormatTime(e.host_s).c_str());
+  out << buf;
+  std::snprintf(buf, sizeof buf, "%-28s %s, %s moved, %lld kernels, %lld parameters\n", "work",
+                FormatFlops(e.flops).c_str(), FormatBytes(e.bytes).c_str(),
+                static_cast<long long>(e.kernel_count), static_cast<long long>(e.parameter_count));
+  out << buf;
+  out << "priced by:";
+  for (const auto& [source, share] : e.source_share) {
+    std::snprintf(buf, sizeof buf, " %s %.1f%%", source.c_str(), share * 100);
+    out << buf;
+  }
+  out << "\n";
+  if (e.mode == "training") {
+    std::snprintf(buf, sizeof buf, "%-28s %s\n", "memory footprint", FormatBytes(e.memory.total_bytes()).c_str());
+    out << buf;
+  }
+}
+
+void WriteEstimateCsv(std::ostream& out, const Estimate& e) {
+  out << "layer,op_type,kernels,flops,bytes,fwd_ms,bwd_ms,time_ms,bound,source\n";
+  for (const LayerEstimate& l : e.layers) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, ",%zu,%.0f,%.0f,%.6f,%.6f,%.6f,%s,%s\n", l.calls.size(),
+                  l.flops, l.bytes, l.fwd_s * 1e3, l.bwd_s * 1e3, l.time_s() * 1e3,
+                  BoundName(l.bound()), CostSourceName(l.source()));
+    out << Csv(l.name) << "," << Csv(l.op_type) << buf;
+  }
+}
+
+}  // namespace dlsim
