@@ -248,7 +248,7 @@ def emit(out, rec):
     print(json.dumps(rec), flush=True)
 
 
-def infer_runs(name, out):
+def infer_runs(name, out, trace_dir=None):
     for dtype in INFER_DTYPES:
         model = build(name).to(DEV).eval()
         if dtype == "fp16":
@@ -256,13 +256,23 @@ def infer_runs(name, out):
         for batch in INFER_BATCHES:
             x = make_input(name, batch, dtype)
             try:
-                gpu, gpu_s = graph_replay_ms(model, x)
                 eag, eag_s = eager_ms(model, x)
                 with torch.no_grad():
-                    nk, ksum, _ = kernel_profile(lambda: model(x))
+                    nk, ksum, prof = kernel_profile(lambda: model(x))
+                try:
+                    gpu, gpu_s = graph_replay_ms(model, x)
+                    method = "graph_replay"
+                except RuntimeError:
+                    # Models that copy host tensors while running (HF mask
+                    # code) cannot be captured: their GPU time is the summed
+                    # kernel time, which graph replay approaches.
+                    torch.cuda.synchronize()
+                    gpu, gpu_s, method = ksum, [ksum], "kernel_sum"
+                if trace_dir and batch == 16 and dtype == "fp32":
+                    prof.export_chrome_trace(os.path.join(trace_dir, f"{name}_b16_fp32.trace.json"))
                 emit(out, dict(model=name, mode="inference", dtype=dtype, batch=batch,
                                gpu_ms=gpu, eager_ms=eag, kernels=nk, kernel_sum_ms=ksum,
-                               gpu_samples=gpu_s, eager_samples=eag_s))
+                               gpu_method=method, gpu_samples=gpu_s, eager_samples=eag_s))
             except Exception as e:  # noqa: BLE001 - record and go on
                 emit(out, dict(model=name, mode="inference", dtype=dtype, batch=batch,
                                error=repr(e)[:300]))
@@ -350,6 +360,7 @@ def main():
     ap.add_argument("--skip-train", action="store_true")
     ap.add_argument("--overhead", action="store_true")
     ap.add_argument("--tag", default="reference")
+    ap.add_argument("--traces", default="", help="write b16 fp32 profiler traces here")
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -374,7 +385,7 @@ def main():
                 except Exception as e:  # noqa: BLE001
                     emit(out, dict(mode="export", model=name, error=repr(e)[:300]))
             if not args.skip_infer:
-                infer_runs(name, out)
+                infer_runs(name, out, args.traces or None)
             if not args.skip_train:
                 train_run(name, out)
             print(f"# {name} done in {time.time() - t0:.1f}s", flush=True)
