@@ -1,0 +1,81 @@
+#include "dlsim/cost/roofline.h"
+
+#include <gtest/gtest.h>
+
+namespace dlsim {
+namespace {
+
+DeviceSpec Device() {
+  DeviceSpec d;
+  d.name = "test";
+  d.sm_count = 100;
+  d.peak_flops.fp32_vector = 50e12;
+  d.peak_flops.fp16_matrix = 1000e12;
+  d.measured_memory_bw_bytes_per_s = 2e12;
+  return d;
+}
+
+KernelCall Gemm(int64_t m, int64_t n, int64_t k, MathMode math) {
+  KernelCall c;
+  c.kind = KernelKind::kGemm;
+  c.math = math;
+  c.AddParam("m", m);
+  c.AddParam("n", n);
+  c.AddParam("k", k);
+  c.flops = 2.0 * m * n * k;
+  c.bytes_read = 2.0 * (m * k + k * n);
+  c.bytes_written = 2.0 * m * n;
+  return c;
+}
+
+TEST(RooflineTest, LargeGemmIsComputeBoundAtMatrixPeak) {
+  KernelCall c = Gemm(12800, 12800, 4096, MathMode::kFp16);  // 10000 tiles = 100 waves
+  RooflineParams p;
+  auto b = RooflineTime(c, Device(), p);
+  EXPECT_EQ(b.bound, Bound::kCompute);
+  EXPECT_DOUBLE_EQ(b.compute_s, c.flops / (1000e12 * p.matrix_efficiency));
+  EXPECT_DOUBLE_EQ(b.time_s, b.compute_s + p.kernel_floor_s);
+}
+
+TEST(RooflineTest, WaveQuantisationPenalisesPartialWaves) {
+  // 101 tiles on 100 SMs: 2 waves, 101 of 200 slots busy.
+  KernelCall c = Gemm(128 * 101, 128, 64, MathMode::kFp16);
+  EXPECT_DOUBLE_EQ(WaveEfficiency(c, 100), 101.0 / 200.0);
+}
+
+TEST(RooflineTest, ElementwiseIsMemoryBound) {
+  KernelCall c;
+  c.kind = KernelKind::kElementwise;
+  c.bytes_read = 8e9;
+  c.bytes_written = 4e9;
+  c.flops = 1e9;
+  RooflineParams p;
+  auto b = RooflineTime(c, Device(), p);
+  EXPECT_EQ(b.bound, Bound::kMemory);
+  EXPECT_DOUBLE_EQ(b.memory_s, 12e9 / (2e12 * p.memory_efficiency));
+}
+
+TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
+  DeviceSpec ref = Device(), target = Device();
+  target.measured_memory_bw_bytes_per_s = 4e12;
+  class Fixed : public KernelPricer {
+   public:
+    std::optional<CallCost> Price(const KernelCall&) const override {
+      CallCost c;
+      c.time_s = c.p10_s = c.p90_s = 1e-3 + 2.5e-6;
+      c.source = CostSource::kMeasured;
+      return c;
+    }
+  };
+  ScaledPricer scaled(std::make_shared<Fixed>(), ref, target, RooflineParams{});
+  KernelCall c;
+  c.kind = KernelKind::kElementwise;
+  c.bytes_read = 1e9;
+  auto cost = scaled.Price(c);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_EQ(cost->source, CostSource::kScaled);
+  EXPECT_NEAR(cost->time_s, 0.5e-3 + 2.5e-6, 1e-12);
+}
+
+}  // namespace
+}  // namespace dlsim

@@ -1,0 +1,178 @@
+#include "dlsim/ops/lowering.h"
+
+#include <gtest/gtest.h>
+
+#include "graph_builder.h"
+
+namespace dlsim {
+namespace {
+
+using testing::GraphBuilder;
+
+Graph ConvRelu(bool bias) {
+  GraphBuilder b;
+  b.Input("x", {16, 64, 56, 56}).Weight("w", {128, 64, 3, 3}).Weight("bias", {128});
+  Node& conv = b.Op("Conv", "conv", {"x", "w", bias ? "bias" : ""}, "y", {16, 128, 28, 28});
+  GraphBuilder::SetInts(conv, "pads", {1, 1, 1, 1});
+  GraphBuilder::SetInts(conv, "strides", {2, 2});
+  GraphBuilder::SetInts(conv, "kernel_shape", {3, 3});
+  b.Op("Relu", "relu", {"y"}, "z", {16, 128, 28, 28});
+  return b.Build({"z"});
+}
+
+TEST(LoweringTest, ConvFlopsAndBytesEqualFormula) {
+  Graph g = ConvRelu(false);
+  auto lowered = LowerGraph(g, LoweringOptions{});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const KernelCall& conv = lowered->nodes[0].calls.at(0);
+  EXPECT_EQ(conv.kind, KernelKind::kConvFwd);
+  EXPECT_DOUBLE_EQ(conv.flops, 2.0 * 16 * 128 * 28 * 28 * 64 * 3 * 3);
+  EXPECT_DOUBLE_EQ(conv.bytes_read, 4.0 * (16 * 64 * 56 * 56 + 128 * 64 * 3 * 3));
+  EXPECT_DOUBLE_EQ(conv.bytes_written, 4.0 * 16 * 128 * 28 * 28);
+  EXPECT_EQ(conv.math, MathMode::kTf32);  // PyTorch default for fp32 convs
+  EXPECT_EQ(conv.Key(),
+            "conv_fwd n=16 c=64 h=56 w=56 k=128 r=3 s=3 pad_h=1 pad_w=1 stride_h=2 "
+            "stride_w=2 dil_h=1 dil_w=1 groups=1 dtype=fp32 math=tf32 layout=nchw");
+  ASSERT_EQ(lowered->nodes[1].calls.size(), 1u);
+  EXPECT_EQ(lowered->nodes[1].calls[0].kind, KernelKind::kElementwise);
+}
+
+TEST(LoweringTest, ConvBiasAddsSeparateKernelUnlessFused) {
+  Graph g = ConvRelu(true);
+  auto plain = LowerGraph(g, LoweringOptions{});
+  ASSERT_TRUE(plain.ok());
+  ASSERT_EQ(plain->nodes[0].calls.size(), 2u);
+  EXPECT_EQ(plain->nodes[0].calls[1].StrParam("op", ""), "bias_add");
+  LoweringOptions fused_opts;
+  fused_opts.fuse_conv_bias_act = true;
+  auto fused = LowerGraph(g, fused_opts);
+  ASSERT_TRUE(fused.ok());
+  ASSERT_EQ(fused->nodes[0].calls.size(), 1u);
+  EXPECT_EQ(fused->nodes[0].calls[0].kind, KernelKind::kConvBiasAct);
+  EXPECT_TRUE(fused->nodes[1].calls.empty());  // the Relu is folded in
+}
+
+TEST(LoweringTest, NoFusionWhenConvOutputHasOtherConsumers) {
+  GraphBuilder b;
+  b.Input("x", {1, 8, 8, 8}).Weight("w", {8, 8, 1, 1});
+  b.Op("Conv", "conv", {"x", "w"}, "y", {1, 8, 8, 8});
+  b.Op("Relu", "relu", {"y"}, "z", {1, 8, 8, 8});
+  b.Op("Add", "add", {"y", "z"}, "s", {1, 8, 8, 8});
+  Graph g = b.Build({"s"});
+  LoweringOptions o;
+  o.fuse_conv_bias_act = true;
+  auto lowered = LowerGraph(g, o);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_EQ(lowered->nodes[0].calls[0].kind, KernelKind::kConvFwd);
+  EXPECT_EQ(lowered->nodes[1].calls.size(), 1u);
+}
+
+TEST(LoweringTest, TrainingConvAddsDgradAndWgradWithForwardFlops) {
+  Graph g = ConvRelu(false);
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(g, o);
+  ASSERT_TRUE(lowered.ok());
+  const auto& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[1].kind, KernelKind::kConvBwdData);
+  EXPECT_EQ(calls[2].kind, KernelKind::kConvBwdFilter);
+  EXPECT_DOUBLE_EQ(calls[1].flops + calls[2].flops, 2 * calls[0].flops);
+}
+
+TEST(LoweringTest, LinearMatMulFoldsBatchIntoM) {
+  GraphBuilder b;
+  b.Input("x", {8, 128, 768}).Weight("w", {768, 3072});
+  b.Op("MatMul", "fc", {"x", "w"}, "y", {8, 128, 3072});
+  Graph g = b.Build({"y"});
+  auto lowered = LowerGraph(g, LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  const KernelCall& c = lowered->nodes[0].calls[0];
+  EXPECT_EQ(c.Key(), "gemm m=1024 n=3072 k=768 trans_a=0 trans_b=1 dtype=fp32 math=fp32 layout=-");
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 1024 * 3072 * 768);
+}
+
+TEST(LoweringTest, AttentionMatMulIsStridedBatched) {
+  GraphBuilder b;
+  b.Input("q", {2, 12, 128, 64}).Input("k", {2, 12, 64, 128});
+  b.Op("MatMul", "qk", {"q", "k"}, "s", {2, 12, 128, 128});
+  Graph g = b.Build({"s"});
+  LoweringOptions o;
+  o.dtype = DType::kFloat16;
+  auto lowered = LowerGraph(g, o);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_EQ(lowered->nodes[0].calls[0].Key(),
+            "batched_gemm batch=24 m=128 n=128 k=64 trans_a=0 trans_b=0 dtype=fp16 math=fp16 layout=-");
+}
+
+TEST(LoweringTest, TrainingGemmBackwardIsTwiceForwardFlops) {
+  GraphBuilder b;
+  b.Input("x", {32, 1024}).Weight("w", {1000, 1024}).Weight("bias", {1000});
+  Node& gemm = b.Op("Gemm", "fc", {"x", "w", "bias"}, "y", {32, 1000});
+  GraphBuilder::SetInt(gemm, "transB", 1);
+  Graph g = b.Build({"y"});
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(g, o);
+  ASSERT_TRUE(lowered.ok());
+  const auto& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_DOUBLE_EQ(calls[0].flops, 2.0 * 32 * 1000 * 1024);
+  EXPECT_DOUBLE_EQ(calls[1].flops + calls[2].flops, 2 * calls[0].flops);
+}
+
+TEST(LoweringTest, ShapeOpsLaunchNoKernel) {
+  GraphBuilder b;
+  b.Input("x", {4, 8});
+  b.Op("Reshape", "r", {"x"}, "y", {32});
+  b.Op("Identity", "i", {"y"}, "z", {32});
+  Graph g = b.Build({"z"});
+  auto lowered = LowerGraph(g, LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_TRUE(lowered->nodes[0].calls.empty());
+  EXPECT_TRUE(lowered->nodes[1].calls.empty());
+}
+
+TEST(LoweringTest, UnknownOpWarnsOrFailsWhenStrict) {
+  GraphBuilder b;
+  b.Input("x", {4, 8});
+  b.Op("FancyOp", "f", {"x"}, "y", {4, 8});
+  Graph g = b.Build({"y"});
+  auto lowered = LowerGraph(g, LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  ASSERT_EQ(lowered->warnings.size(), 1u);
+  EXPECT_NE(lowered->warnings[0].find("FancyOp"), std::string::npos);
+  EXPECT_DOUBLE_EQ(lowered->nodes[0].calls[0].bytes(), 2 * 4.0 * 32);
+  LoweringOptions strict;
+  strict.strict = true;
+  auto failed = LowerGraph(g, strict);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("'f'"), std::string::npos);
+}
+
+TEST(LoweringTest, LstmFlopsFollowGateFormula) {
+  GraphBuilder b;
+  b.Input("x", {64, 16, 256}).Weight("W", {1, 2048, 256}).Weight("R", {1, 2048, 512});
+  Node& lstm = b.Op("LSTM", "lstm", {"x", "W", "R"}, "y", {64, 1, 16, 512});
+  GraphBuilder::SetInt(lstm, "hidden_size", 512);
+  Graph g = b.Build({"y"});
+  auto lowered = LowerGraph(g, LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  const KernelCall& c = lowered->nodes[0].calls[0];
+  EXPECT_EQ(c.kind, KernelKind::kRnnFwd);
+  EXPECT_DOUBLE_EQ(c.flops, 64.0 * 16 * (2.0 * 4 * 512 * (256 + 512) + 10.0 * 512));
+}
+
+TEST(LoweringTest, OptimizerBytesPerParameter) {
+  auto sgd = LowerOptimizer("sgd_momentum", 1000, 4, true, LoweringOptions{});
+  ASSERT_EQ(sgd.size(), 1u);
+  EXPECT_DOUBLE_EQ(sgd[0].bytes(), 1000 * 4.0 * 5);  // w, g, m read; w, m written
+  auto adam = LowerOptimizer("adam", 1000, 4, false, LoweringOptions{});
+  ASSERT_EQ(adam.size(), 4u);
+  double total = 0;
+  for (const auto& c : adam) total += c.bytes();
+  EXPECT_DOUBLE_EQ(total, 1000 * 4.0 * 7);
+}
+
+}  // namespace
+}  // namespace dlsim
