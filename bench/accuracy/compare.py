@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Compare dlsim's estimates with the committed reference runs.
+
+Runs `dlsim estimate` (no GPU needed) for every reference case in
+bench/accuracy/data/reference_<gpu>*.jsonl and writes docs/accuracy.md with
+the metrics of ../shared/docs/accuracy.md, plus a log-log predicted-vs-measured
+plot (docs/accuracy-<gpu>.svg). Held-out models (zoo.py) are reported apart.
+
+Usage: compare.py [--dlsim build/dlsim] [--gpu h100] [--machine h100]
+                  [--out docs/accuracy.md] [--cases-csv FILE]
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from zoo import ZOO, held_out  # noqa: E402
+
+
+def load_reference(gpu):
+    cases = {}
+    for path in sorted(glob.glob(os.path.join(HERE, "data", f"reference_{gpu}*.jsonl"))):
+        for line in open(path):
+            r = json.loads(line)
+            if r.get("mode") not in ("inference", "training") or "error" in r:
+                continue
+            cases[(r["model"], r["mode"], r["dtype"], r["batch"])] = r
+    return cases
+
+
+def estimate(dlsim, machine, model, mode, dtype, batch):
+    onnx = os.path.join(ROOT, "tests", "data", "zoo", model + ".onnx")
+    cmd = [dlsim, "estimate", onnx, "--machine", machine, "--batch", str(batch),
+           "--dtype", dtype, "--mode", mode, "--format", "json"]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if p.returncode != 0:
+        return {"error": p.stderr.strip()[-300:]}
+    j = json.loads(p.stdout)
+    j.pop("layers", None)
+    return j
+
+
+def metrics(errors):
+    if not errors:
+        return None
+    a = sorted(abs(e) for e in errors)
+    p90 = a[min(len(a) - 1, int(math.ceil(0.9 * len(a))) - 1)]
+    return dict(n=len(a), median=statistics.median(a), p90=p90,
+                within10=sum(1 for e in a if e <= 0.10) / len(a),
+                bias=statistics.median(errors))
+
+
+def fmt_metrics(name, m):
+    if m is None:
+        return f"| {name} | 0 | – | – | – | – |"
+    return (f"| {name} | {m['n']} | {m['median']*100:.1f} % | {m['p90']*100:.1f} % | "
+            f"{m['within10']*100:.0f} % | {m['bias']*100:+.1f} % |")
+
+
+def svg_plot(points, path, title):
+    """Log-log scatter: x measured, y predicted (ms); held-out in orange."""
+    W, H, M = 560, 560, 60
+    vals = [v for p in points for v in p[:2] if v > 0]
+    lo = 10 ** math.floor(math.log10(min(vals)))
+    hi = 10 ** math.ceil(math.log10(max(vals)))
+
+    def sx(v):
+        return M + (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)) * (W - 2 * M)
+
+    def sy(v):
+        return H - M - (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)) * (H - 2 * M)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{W/2}" y="20" text-anchor="middle" font-size="14">{title}</text>']
+    d = lo
+    while d <= hi * 1.0001:
+        out.append(f'<line x1="{sx(d):.1f}" y1="{sy(lo):.1f}" x2="{sx(d):.1f}" y2="{sy(hi):.1f}" stroke="#ddd"/>')
+        out.append(f'<line x1="{sx(lo):.1f}" y1="{sy(d):.1f}" x2="{sx(hi):.1f}" y2="{sy(d):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{sx(d):.1f}" y="{H-M+16}" text-anchor="middle">{d:g}</text>')
+        out.append(f'<text x="{M-6}" y="{sy(d)+4:.1f}" text-anchor="end">{d:g}</text>')
+        d *= 10
+    out.append(f'<line x1="{sx(lo):.1f}" y1="{sy(lo):.1f}" x2="{sx(hi):.1f}" y2="{sy(hi):.1f}" stroke="#888" stroke-dasharray="4"/>')
+    for f in (1.1, 1 / 1.1):
+        out.append(f'<line x1="{sx(lo):.1f}" y1="{sy(lo*f):.1f}" x2="{sx(hi/f if f>1 else hi):.1f}" y2="{sy(hi if f>1 else hi*f):.1f}" stroke="#bbb" stroke-dasharray="2"/>')
+    for meas, pred, ho in points:
+        color = "#e67e22" if ho else "#2c7fb8"
+        out.append(f'<circle cx="{sx(meas):.1f}" cy="{sy(pred):.1f}" r="3.5" fill="{color}" fill-opacity="0.75"/>')
+    out.append(f'<text x="{W/2}" y="{H-15}" text-anchor="middle">measured (ms)</text>')
+    out.append(f'<text x="15" y="{H/2}" transform="rotate(-90 15 {H/2})" text-anchor="middle">predicted (ms)</text>')
+    out.append(f'<circle cx="{W-150}" cy="45" r="4" fill="#2c7fb8"/><text x="{W-140}" y="49">tuned-on models</text>')
+    out.append(f'<circle cx="{W-150}" cy="62" r="4" fill="#e67e22"/><text x="{W-140}" y="66">held-out models</text>')
+    out.append('</svg>')
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
+    ap.add_argument("--gpu", default="h100")
+    ap.add_argument("--machine", default="h100")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy.md"))
+    ap.add_argument("--cases-csv", default=os.path.join(HERE, "data", "comparison_h100.csv"))
+    args = ap.parse_args()
+    ref = load_reference(args.gpu)
+    keys = sorted(ref)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        ests = list(pool.map(lambda k: estimate(args.dlsim, args.machine, k[0], k[1], k[2], k[3]), keys))
+    rows = []
+    for k, est in zip(keys, ests):
+        r = ref[k]
+        row = dict(model=k[0], mode=k[1], dtype=k[2], batch=k[3], held_out=held_out(k[0]),
+                   measured_gpu=r["gpu_ms"], measured_eager=r["eager_ms"],
+                   gpu_method=r.get("gpu_method", "graph_replay" if k[1] == "inference" else "kernel_sum"))
+        if "error" in est:
+            row["error"] = est["error"]
+        else:
+            row["pred_gpu"] = est["gpu_time_ms"]
+            row["pred_eager"] = est["eager_ms"]
+            row["pred_cp"] = est["critical_path_ms"]
+            row["share_db"] = est["source_share"].get("measured", 0) + est["source_share"].get("fitted", 0)
+            row["err_gpu"] = (row["pred_gpu"] - row["measured_gpu"]) / row["measured_gpu"]
+            row["err_eager"] = (row["pred_eager"] - row["measured_eager"]) / row["measured_eager"]
+        rows.append(row)
+    write_csv(rows, args.cases_csv)
+    write_doc(rows, args)
+
+
+def write_csv(rows, path):
+    cols = ["model", "mode", "dtype", "batch", "held_out", "measured_gpu", "pred_gpu", "err_gpu",
+            "measured_eager", "pred_eager", "err_eager", "pred_cp", "share_db", "gpu_method"]
+    with open(path, "w") as f:
+        f.write(",".join(cols) + "\n")
+        for r in rows:
+            f.write(",".join(str(r.get(c, "")) for c in cols) + "\n")
+
+
+def select(rows, mode, ho, key):
+    return [r[key] for r in rows if r["mode"] == mode and r["held_out"] == ho and key in r]
+
+
+def write_doc(rows, args):
+    failed = [r for r in rows if "error" in r]
+    ok = [r for r in rows if "error" not in r]
+    svg = os.path.join(os.path.dirname(args.out), f"accuracy-{args.gpu}.svg")
+    pts = [(r["measured_gpu"], r["pred_gpu"], r["held_out"]) for r in ok if r["mode"] == "inference"]
+    if pts:
+        svg_plot(pts, svg, f"dlsim inference GPU time on {args.gpu.upper()}: predicted vs measured")
+    L = []
+    L.append("# Accuracy\n")
+    L.append("How close dlsim's estimates come to real PyTorch runs (the reference run of "
+             "../shared/docs/accuracy.md). Generated by `python3 bench/accuracy/compare.py` from the "
+             "measurements committed in `bench/accuracy/data/` (taken on the lent GPU by "
+             "`bench/accuracy/reference_runs.py`); re-run it after any change to the estimator.\n")
+    L.append(f"Machine file: `machines/{args.machine}.yaml`. Cases: {len(rows)} "
+             f"({len(failed)} could not be estimated). Held-out models were never used to fit or tune "
+             "anything: " + ", ".join(sorted(m for m in ZOO if held_out(m))) + ".\n")
+    L.append("Error = (estimate − measured) / measured. Bias = median signed error.\n")
+    L.append("## Summary\n")
+    L.append("| set | cases | median abs error | P90 abs error | within ±10 % | bias |")
+    L.append("|---|---|---|---|---|---|")
+    for mode, key, label in (("inference", "err_gpu", "inference GPU time"),
+                             ("inference", "err_eager", "inference eager time"),
+                             ("training", "err_gpu", "training step GPU time"),
+                             ("training", "err_eager", "training step eager time")):
+        for ho, tag in ((False, "tuned-on"), (True, "held-out")):
+            L.append(fmt_metrics(f"{label}, {tag}", metrics(select(ok, mode, ho, key))))
+    L.append("")
+    if pts:
+        L.append(f"![predicted vs measured](accuracy-{args.gpu}.svg)\n")
+    L.append("## Worst cases (inference GPU time)\n")
+    L.append("| model | dtype | batch | measured ms | predicted ms | error |")
+    L.append("|---|---|---|---|---|---|")
+    worst = sorted((r for r in ok if r["mode"] == "inference"), key=lambda r: -abs(r["err_gpu"]))[:10]
+    for r in worst:
+        L.append(f"| {r['model']} | {r['dtype']} | {r['batch']} | {r['measured_gpu']:.3f} | "
+                 f"{r['pred_gpu']:.3f} | {r['err_gpu']*100:+.1f} % |")
+    L.append("")
+    L.append("## Every case\n")
+    L.append("| model | mode | dtype | batch | held out | GPU measured ms | GPU predicted ms | error | "
+             "eager measured ms | eager predicted ms | error | priced from DB |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "error" in r:
+            L.append(f"| {r['model']} | {r['mode']} | {r['dtype']} | {r['batch']} | {r['held_out']} | "
+                     f"{r['measured_gpu']:.3f} | failed: {r['error'][:80]} | | | | | |")
+            continue
+        L.append(f"| {r['model']} | {r['mode']} | {r['dtype']} | {r['batch']} | "
+                 f"{'yes' if r['held_out'] else ''} | {r['measured_gpu']:.3f} | {r['pred_gpu']:.3f} | "
+                 f"{r['err_gpu']*100:+.1f} % | {r['measured_eager']:.3f} | {r['pred_eager']:.3f} | "
+                 f"{r['err_eager']*100:+.1f} % | {r['share_db']*100:.0f} % |")
+    L.append("")
+    extra = os.path.join(HERE, "accuracy_notes.md")
+    if os.path.exists(extra):
+        L.append(open(extra).read())
+    with open(args.out, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print(f"wrote {args.out}: {len(ok)} cases")
+    for mode, key in (("inference", "err_gpu"), ("inference", "err_eager"), ("training", "err_gpu")):
+        for ho in (False, True):
+            m = metrics(select(ok, mode, ho, key))
+            if m:
+                print(f"{mode:9s} {key:9s} held_out={ho!s:5s} n={m['n']:3d} median={m['median']*100:5.1f}% "
+                      f"p90={m['p90']*100:5.1f}% within10={m['within10']*100:3.0f}% bias={m['bias']*100:+.1f}%")
+
+
+if __name__ == "__main__":
+    main()
