@@ -1,0 +1,167 @@
+#include "dlsim/machine/machine_io.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace dlsim {
+namespace {
+
+const std::string kData = std::string(DLSIM_TEST_DATA_DIR) + "/machines";
+const std::string kBundled = std::string(DLSIM_SOURCE_DIR) + "/machines";
+
+std::string Normal(const std::string& p) {
+  return std::filesystem::path(p).lexically_normal().string();
+}
+
+TEST(BundledMachines, AllLoadAndValidate) {
+  auto checks = ValidateMachineFiles(kBundled);
+  ASSERT_TRUE(checks.ok()) << checks.status().ToString();
+  ASSERT_EQ(checks->size(), 9u);
+  for (const auto& c : *checks) {
+    EXPECT_TRUE(c.status.ok()) << c.path << ": " << c.status.ToString();
+  }
+}
+
+TEST(BundledMachines, H100Values) {
+  auto m = LoadMachine(kBundled + "/h100.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->name, "h100");
+  EXPECT_EQ(m->device.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(m->device.compute_capability, "9.0");
+  EXPECT_EQ(m->device.sm_count, 132);
+  EXPECT_DOUBLE_EQ(m->device.memory_bw_bytes_per_s, 3.35e12);
+  EXPECT_DOUBLE_EQ(m->device.measured_memory_bw_bytes_per_s, 3.0e12);
+  EXPECT_DOUBLE_EQ(m->device.EffectiveMemoryBw(), 3.0e12);
+  EXPECT_DOUBLE_EQ(m->device.l2_bytes, 50.0 * 1048576);
+  EXPECT_DOUBLE_EQ(m->device.memory_bytes, 80.0 * 1073741824);
+  EXPECT_DOUBLE_EQ(m->device.peak_flops.bf16_matrix, 989.5e12);
+  EXPECT_DOUBLE_EQ(m->device.peak_flops.fp32_vector, 67e12);
+  EXPECT_DOUBLE_EQ(m->device.peak_flops.fp8_matrix, 1979e12);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s, 8e-6);
+  EXPECT_DOUBLE_EQ(m->node.scale_up.bw_bytes_per_s, 450e9);
+  EXPECT_EQ(m->TotalGpus(), 8);
+  // A database that does not exist yet is recorded, not an error.
+  EXPECT_EQ(m->calibration.perf_db, Normal(std::string(DLSIM_SOURCE_DIR) +
+                                           "/calibration/h100.sqlite"));
+  EXPECT_EQ(m->calibration.perf_db_as_written, "../calibration/h100.sqlite");
+  EXPECT_EQ(m->calibration.db_gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(m->calibration.scale_from.empty());
+  EXPECT_NE(m->sources.at("device.measured_memory_bw_gbs").find("2026-11"), std::string::npos);
+}
+
+TEST(BundledMachines, H200ScalesFromH100WithoutADatabase) {
+  auto m = LoadMachine(kBundled + "/h200.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m->calibration.perf_db.empty());
+  EXPECT_EQ(m->calibration.scale_from, Normal(kBundled + "/h100.yaml"));
+  EXPECT_DOUBLE_EQ(m->device.memory_bw_bytes_per_s, 4.8e12);
+  EXPECT_DOUBLE_EQ(m->device.measured_memory_bw_bytes_per_s, 4.3e12);
+  EXPECT_DOUBLE_EQ(m->device.l2_bytes, 60.0 * 1048576);
+}
+
+TEST(BundledMachines, SystemsAndOlderGpus) {
+  auto titan = LoadMachine(kBundled + "/titan.yaml");
+  ASSERT_TRUE(titan.ok()) << titan.status().ToString();
+  EXPECT_EQ(titan->system.nodes, 18688);
+  EXPECT_EQ(titan->TotalGpus(), 18688);
+  auto k20x = LoadMachine(kBundled + "/k20x.yaml");
+  ASSERT_TRUE(k20x.ok());
+  EXPECT_EQ(k20x->system.nodes, 18688);
+  EXPECT_DOUBLE_EQ(k20x->device.l2_bytes, 1.5 * 1048576);
+  auto a = LoadMachine(kBundled + "/machine-a.yaml");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->TotalGpus(), 94000);
+  auto v100 = LoadMachine(kBundled + "/v100.yaml");
+  ASSERT_TRUE(v100.ok());
+  EXPECT_EQ(v100->system.nodes, 4608);
+  EXPECT_EQ(v100->node.gpus_per_node, 6);
+  ASSERT_EQ(v100->system.tiers.size(), 1u);
+  EXPECT_DOUBLE_EQ(v100->system.tiers[0].link.bw_bytes_per_s, 12.5e9);
+  auto t4 = LoadMachine(kBundled + "/t4.yaml");
+  ASSERT_TRUE(t4.ok());
+  EXPECT_DOUBLE_EQ(t4->device.peak_flops.fp16_matrix, 65e12);
+  EXPECT_EQ(t4->node.nics_per_node, 0);
+}
+
+TEST(MachineFiles, MinimalUsesDefaults) {
+  auto m = LoadMachine(kData + "/minimal.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->node.gpus_per_node, 1);
+  EXPECT_EQ(m->system.nodes, 1);
+  EXPECT_EQ(m->device.devices_per_package, 1);
+  EXPECT_EQ(m->host.framework, "pytorch");
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s, 0);
+  EXPECT_DOUBLE_EQ(m->device.measured_memory_bw_bytes_per_s, 0);
+  EXPECT_DOUBLE_EQ(m->device.peak_flops.fp16_matrix, 0);
+  EXPECT_EQ(m->calibration.db_gpu, "Test GPU");
+  EXPECT_EQ(m->source_path, kData + "/minimal.yaml");
+}
+
+TEST(MachineFiles, RelativeCalibrationPathsResolveAgainstTheFile) {
+  auto m = LoadMachine(kData + "/relative_paths.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->calibration.perf_db,
+            Normal(std::string(DLSIM_TEST_DATA_DIR) + "/perfdb/does-not-exist.sqlite"));
+  EXPECT_EQ(m->calibration.scale_from, Normal(kData + "/minimal.yaml"));
+}
+
+TEST(MachineFiles, BadFilesNameTheFileAndField) {
+  auto neg = LoadMachine(kData + "/bad_negative_bw.yaml");
+  ASSERT_FALSE(neg.ok());
+  EXPECT_EQ(neg.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(neg.status().message(), kData + "/bad_negative_bw.yaml: device.memory_bw_gbs: "
+                                            "must be a positive number, got '-3'");
+  auto typo = LoadMachine(kData + "/bad_unknown_key.yaml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("bad_unknown_key.yaml: device.peak_tflops.fp16_matrx: "
+                                         "unknown key"),
+            std::string::npos)
+      << typo.status().message();
+  auto syntax = LoadMachine(kData + "/bad_syntax.yaml");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.status().code(), StatusCode::kParseError);
+  EXPECT_NE(syntax.status().message().find("bad_syntax.yaml:"), std::string::npos);
+  auto ref = LoadMachine(kData + "/bad_missing_scale_from.yaml");
+  ASSERT_FALSE(ref.ok());
+  EXPECT_NE(ref.status().message().find("calibration.scale_from: reference machine file not "
+                                        "found"),
+            std::string::npos)
+      << ref.status().message();
+  auto missing = LoadMachine(kData + "/no-such-file.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("no-such-file.yaml"), std::string::npos);
+}
+
+TEST(MachineFiles, FolderValidationReportsEachFile) {
+  auto checks = ValidateMachineFiles(kData);
+  ASSERT_TRUE(checks.ok()) << checks.status().ToString();
+  ASSERT_EQ(checks->size(), 6u);
+  int ok = 0;
+  for (const auto& c : *checks) ok += c.status.ok() ? 1 : 0;
+  EXPECT_EQ(ok, 2);  // minimal.yaml, relative_paths.yaml
+  EXPECT_EQ((*checks)[0].path, kData + "/bad_missing_scale_from.yaml");
+  auto none = ListMachineFiles(kData + "/nope");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
+}
+
+TEST(MachinePaths, BundledDirAndNameResolution) {
+  unsetenv("DLSIM_MACHINES_DIR");
+  EXPECT_EQ(BundledMachinesDir(), kBundled);
+  EXPECT_EQ(ResolveMachinePath("h100"), kBundled + "/h100.yaml");
+  EXPECT_EQ(ResolveMachinePath("some/dir/x.yaml"), "some/dir/x.yaml");
+  EXPECT_EQ(ResolveMachinePath("x.yaml"), "x.yaml");
+  setenv("DLSIM_MACHINES_DIR", kData.c_str(), 1);
+  EXPECT_EQ(BundledMachinesDir(), kData);
+  EXPECT_EQ(ResolveMachinePath("minimal"), kData + "/minimal.yaml");
+  auto m = LoadMachineByName("minimal");
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  unsetenv("DLSIM_MACHINES_DIR");
+}
+
+}  // namespace
+}  // namespace dlsim

@@ -1,0 +1,166 @@
+// Validation of machine YAML text: every bad value is an error naming the
+// file and the dotted field.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "dlsim/machine/machine_io.h"
+
+namespace dlsim {
+namespace {
+
+const char* kFile = "machines/x.yaml";
+
+// A valid machine; tests replace one line of it.
+const std::string kBase = R"(name: x
+device:
+  name: Test GPU
+  compute_capability: "8.0"
+  sm_count: 10
+  boost_clock_mhz: 1500
+  peak_tflops:
+    fp32_vector: 10
+    fp16_matrix: 100
+  memory_gib: 16
+  memory_bw_gbs: 500
+  l2_mib: 4
+host:
+  dispatch_us: 8
+node:
+  gpus_per_node: 4
+  scale_up: {kind: nvlink, bw_gbs_per_direction: 100, efficiency: 0.8}
+system:
+  nodes: 2
+  tiers:
+    - {name: leaf, kind: ib, bw_gbs_per_direction: 25}
+)";
+
+std::string With(const std::string& from, const std::string& to) {
+  std::string text = kBase;
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// The message of loading `text`, which must fail with kInvalidArgument.
+std::string ErrorOf(const std::string& text) {
+  auto m = LoadMachineFromString(text, kFile);
+  EXPECT_FALSE(m.ok());
+  if (m.ok()) return "";
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument) << m.status().message();
+  return m.status().message();
+}
+
+TEST(MachineValidation, BaseIsValid) {
+  auto m = LoadMachineFromString(kBase, kFile);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->TotalGpus(), 8);
+  EXPECT_DOUBLE_EQ(m->node.scale_up.efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(m->system.tiers[0].link.efficiency, 1.0);
+}
+
+TEST(MachineValidation, MissingRequiredField) {
+  EXPECT_EQ(ErrorOf(With("  memory_bw_gbs: 500\n", "")),
+            "machines/x.yaml: device.memory_bw_gbs: required field is missing "
+            "(a positive number)");
+  EXPECT_EQ(ErrorOf(With("    fp32_vector: 10\n", "")),
+            "machines/x.yaml: device.peak_tflops.fp32_vector: required field is missing "
+            "(a positive number)");
+  EXPECT_EQ(ErrorOf(With("name: x\n", "")),
+            "machines/x.yaml: name: required field is missing (a non-empty string)");
+}
+
+TEST(MachineValidation, NonNumericNegativeZeroNanInf) {
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: abc")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got 'abc'");
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: -500")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got '-500'");
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: 0")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got '0'");
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: .nan")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got '.nan'");
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: nan")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got 'nan'");
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: .inf")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got '.inf'");
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: 1e999")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got '1e999'");
+}
+
+TEST(MachineValidation, WrongTypes) {
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: \"500\"")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got '500'");
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: [500]")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got a sequence");
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs:")),
+            "machines/x.yaml: device.memory_bw_gbs: must be a positive number, got null (empty)");
+  EXPECT_EQ(ErrorOf(With("sm_count: 10", "sm_count: 10.5")),
+            "machines/x.yaml: device.sm_count: must be a positive integer, got '10.5'");
+  EXPECT_EQ(ErrorOf(With("  dispatch_us: 8\n", "  dispatch_us: {a: 1}\n")),
+            "machines/x.yaml: host.dispatch_us: must be a number >= 0, got a mapping");
+  EXPECT_EQ(ErrorOf(With("host:\n  dispatch_us: 8\n", "host: 4\n")),
+            "machines/x.yaml: host: must be a mapping of keys, got '4'");
+  EXPECT_EQ(ErrorOf(With("compute_capability: \"8.0\"", "compute_capability: eight")),
+            "machines/x.yaml: device.compute_capability: must look like \"9.0\" (quote it), "
+            "got 'eight'");
+  EXPECT_NE(ErrorOf("- a\n- b\n").find("machines/x.yaml: the document must be a mapping"),
+            std::string::npos);
+}
+
+TEST(MachineValidation, UnknownAndDuplicateKeys) {
+  EXPECT_EQ(ErrorOf(With("  l2_mib: 4\n", "  l2_mib: 4\n  l2_mb: 4\n")).substr(0, 45),
+            "machines/x.yaml: device.l2_mb: unknown key (a");
+  EXPECT_EQ(ErrorOf(kBase + "colour: blue\n").substr(0, 38),
+            "machines/x.yaml: colour: unknown key (");
+  EXPECT_EQ(ErrorOf(With("efficiency: 0.8", "efficency: 0.8")).substr(0, 57),
+            "machines/x.yaml: node.scale_up.efficency: unknown key (a ");
+  EXPECT_EQ(ErrorOf(With("  l2_mib: 4\n", "  l2_mib: 4\n  l2_mib: 5\n")),
+            "machines/x.yaml: device.l2_mib: duplicate key");
+}
+
+TEST(MachineValidation, RangesAndCrossChecks) {
+  EXPECT_EQ(ErrorOf(With("memory_bw_gbs: 500", "memory_bw_gbs: 5e9")),
+            "machines/x.yaml: device.memory_bw_gbs: absurd value 5000000000 (the limit is "
+            "1000000)");
+  EXPECT_EQ(ErrorOf(With("efficiency: 0.8", "efficiency: 1.5")),
+            "machines/x.yaml: node.scale_up.efficiency: must be a fraction in (0, 1], got '1.5'");
+  EXPECT_EQ(ErrorOf(With("{name: leaf, kind: ib, bw_gbs_per_direction: 25}",
+                         "{name: leaf, kind: ib, bw_gbs_per_direction: -25}")),
+            "machines/x.yaml: system.tiers[0].bw_gbs_per_direction: must be a positive "
+            "number, got '-25'");
+  EXPECT_EQ(ErrorOf(With("  boost_clock_mhz: 1500\n",
+                         "  boost_clock_mhz: 1500\n  sustained_clock_mhz: 1600\n")),
+            "machines/x.yaml: device.sustained_clock_mhz: exceeds boost_clock_mhz 1500");
+  EXPECT_EQ(ErrorOf(With("  memory_gib: 16\n", "  memory_gib: 16\n  measured_memory_bw_gbs: 600\n")),
+            "machines/x.yaml: device.measured_memory_bw_gbs: exceeds the datasheet "
+            "memory_bw_gbs 500 by more than 5%");
+  EXPECT_EQ(ErrorOf(With("  gpus_per_node: 4\n", "  gpus_per_node: 4\n  nics_per_node: 2\n")),
+            "machines/x.yaml: node.nic: required section is missing (nics_per_node is given)");
+}
+
+TEST(MachineValidation, SourcesAreCheckedAndMeasuredNumbersNeedOne) {
+  const std::string measured = With("  memory_gib: 16\n",
+                                    "  memory_gib: 16\n  measured_memory_bw_gbs: 450\n");
+  EXPECT_NE(ErrorOf(measured).find("machines/x.yaml: device.measured_memory_bw_gbs: a measured "
+                                   "value needs a sources entry"),
+            std::string::npos);
+  auto ok = LoadMachineFromString(
+      measured + "sources:\n  device.measured_memory_bw_gbs: measured 2026-11, PyTorch 2.11\n",
+      kFile);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_DOUBLE_EQ(ok->device.EffectiveMemoryBw(), 450e9);
+  EXPECT_EQ(ErrorOf(kBase + "sources:\n  device.memroy_bw_gbs: datasheet\n"),
+            "machines/x.yaml: sources.device.memroy_bw_gbs: names no field or section of this "
+            "file");
+}
+
+TEST(MachineValidation, SyntaxErrorIsAParseErrorWithLine) {
+  auto m = LoadMachineFromString("name: x\ndevice: {name: [\n", kFile);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kParseError);
+  EXPECT_EQ(m.status().message().rfind("machines/x.yaml:", 0), 0u) << m.status().message();
+}
+
+}  // namespace
+}  // namespace dlsim
