@@ -41,6 +41,14 @@ std::string Describe(const YAML::Node& node) {
   return "'" + node.Scalar() + "'";
 }
 
+bool ParsePositiveInteger(const YAML::Node& node, int64_t* value) {
+  double v = 0;
+  if (!node.IsScalar() || node.Tag() == "!" || !ParseDouble(node.Scalar(), &v)) return false;
+  if (!(v >= 1 && v <= 9.0e15) || v != std::floor(v)) return false;
+  *value = static_cast<int64_t>(v);
+  return true;
+}
+
 std::string FormatNumber(double value) {
   std::ostringstream out;
   out.precision(12);

@@ -107,6 +107,9 @@ class YamlFields {
 // Describes a node for messages: "'abc'", "a sequence", "a mapping", "null".
 std::string Describe(const YAML::Node& node);
 
+// A plain (unquoted) scalar spelling a positive integer, e.g. a list item.
+bool ParsePositiveInteger(const YAML::Node& node, int64_t* value);
+
 // Formats a number for messages without trailing zeros ("3350", "0.25").
 std::string FormatNumber(double value);
 
