@@ -81,12 +81,12 @@ void ParseMeasured(YamlFields& w, Workload* out) {
     fig.units_per_day = m.Positive("units_per_day", Presence::kOptional, kMaxUnitsPerDay);
     fig.unit_time_s = hours > 0 ? hours * 3600 : seconds;
     fig.source = m.String("source", Presence::kOptional);
+    m.Finish();  // a typo'd key explains a missing figure best
     const int given = (m.Has("unit_time_h") ? 1 : 0) + (m.Has("unit_time_s") ? 1 : 0) +
                       (m.Has("units_per_day") ? 1 : 0);
     if (m.present() && given != 1) {
       measured.Fail(machine, "give exactly one of unit_time_h, unit_time_s, units_per_day");
     }
-    m.Finish();
     out->measured[machine] = fig;
   }
   measured.Finish();
