@@ -164,3 +164,43 @@ TEST(MachineValidation, SyntaxErrorIsAParseErrorWithLine) {
 
 }  // namespace
 }  // namespace dlsim
+
+namespace dlsim {
+namespace {
+
+// The hypothetical-GPU example of docs/machine-format.md, as if it sat in
+// machines/.
+TEST(MachineValidation, DocumentedHypotheticalGpuLoads) {
+  const std::string text = R"(name: h100-next
+description: Hypothetical H100 successor, 1.5x bandwidth, 1.25x tensor throughput
+device:
+  name: Hypothetical H100-next
+  compute_capability: "9.0"
+  sm_count: 132
+  boost_clock_mhz: 1980
+  peak_tflops:
+    fp32_vector: 67
+    tf32_matrix: 618
+    bf16_matrix: 1237
+    fp16_matrix: 1237
+  memory_gib: 144
+  memory_bw_gbs: 5000
+  l2_mib: 50
+node:
+  gpus_per_node: 8
+  scale_up: {kind: nvlink5, bw_gbs_per_direction: 900, efficiency: 0.8}
+calibration:
+  scale_from: h100.yaml          # no perf_db of its own
+sources:
+  device: hypothetical design point, not a product
+)";
+  const std::string dir = std::string(DLSIM_SOURCE_DIR) + "/machines";
+  auto m = LoadMachineFromString(text, dir + "/h100-next.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->calibration.scale_from, dir + "/h100.yaml");
+  EXPECT_TRUE(m->calibration.perf_db.empty());
+  EXPECT_DOUBLE_EQ(m->device.peak_flops.bf16_matrix, 1237e12);
+}
+
+}  // namespace
+}  // namespace dlsim
