@@ -90,7 +90,8 @@ class YamlFields {
   const std::shared_ptr<ErrorSink>& sink() const { return sink_; }
 
  private:
-  // The scalar at `key`, or nullptr-like false when absent/invalid (reports).
+  // The scalar text at `key`; false when absent or not a scalar (reporting
+  // the error when that is one).
   bool Scalar(const std::string& key, Presence presence, const char* expected,
               std::string* text);
   bool Number(const std::string& key, Presence presence, const char* expected,
