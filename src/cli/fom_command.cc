@@ -1,10 +1,108 @@
+// dlsim fom WORKLOADS... [--machine T] [--baseline B] [--format table|json]
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
+#include "dlsim/estimate/fom.h"
+#include "dlsim/estimate/workload_estimate.h"
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/machine/workload_io.h"
 
 namespace dlsim::cli {
+namespace {
+
+struct FomArgs {
+  std::vector<std::string> files;
+  std::string machine;
+  std::string baseline;
+  std::string format = "table";
+};
+
+struct FomInputs {
+  std::vector<Workload> workloads;
+  std::string target;
+  std::string baseline;
+};
+
+Result<FomInputs> Gather(const FomArgs& args) {
+  FomInputs in;
+  for (const std::string& f : args.files) {
+    DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(f));
+    if (in.target.empty()) in.target = wf.target_path;
+    if (in.baseline.empty()) in.baseline = wf.baseline_path;
+    for (Workload& w : wf.workloads) in.workloads.push_back(std::move(w));
+  }
+  if (!args.machine.empty()) in.target = ResolveMachinePath(args.machine);
+  if (!args.baseline.empty()) in.baseline = ResolveMachinePath(args.baseline);
+  if (in.target.empty()) return InvalidArgument("no target machine: give --machine or a study file with target:");
+  if (in.baseline.empty()) return InvalidArgument("no baseline machine: give --baseline or a study file with baseline:");
+  return in;
+}
+
+void PrintTable(const FomResult& r) {
+  std::printf("FOM of %s against %s\n\n", r.target_machine.c_str(), r.baseline_machine.c_str());
+  std::printf("%-28s %16s %16s %16s %16s %10s\n", "workload", "unit time tgt", "unit time base",
+              "units/day tgt", "units/day base", "ratio");
+  for (const FomRow& row : r.rows) {
+    std::printf("%-28.28s %14.3f h %14.3f h %16.1f %16.1f %10.3f\n", row.workload.c_str(),
+                row.unit_time_target_s / 3600, row.unit_time_baseline_s / 3600, row.rate_target,
+                row.rate_baseline, row.ratio);
+  }
+  std::printf("\nharmonic mean units/day: target %.2f, baseline %.2f\n", r.h_target, r.h_baseline);
+  std::printf("FOM = H(target)/H(baseline) = %.3f   (arithmetic mean of ratios %.3f)\n", r.fom,
+              r.arithmetic_mean_ratio);
+}
+
+std::string ToJson(const FomResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const FomRow& row : r.rows) {
+    rows.push_back({{"workload", row.workload},
+                    {"unit_time_target_s", row.unit_time_target_s},
+                    {"unit_time_baseline_s", row.unit_time_baseline_s},
+                    {"rate_target", row.rate_target},
+                    {"rate_baseline", row.rate_baseline},
+                    {"ratio", row.ratio},
+                    {"basis_target", RateBasisName(row.target.basis)},
+                    {"basis_baseline", RateBasisName(row.baseline.basis)},
+                    {"step_time_target_s", row.target.step_time_s},
+                    {"step_time_baseline_s", row.baseline.step_time_s}});
+  }
+  nlohmann::json j = {{"target", r.target_machine}, {"baseline", r.baseline_machine},
+                      {"fom", r.fom}, {"h_target", r.h_target}, {"h_baseline", r.h_baseline},
+                      {"arithmetic_mean_ratio", r.arithmetic_mean_ratio}, {"workloads", rows}};
+  return j.dump(2);
+}
+
+Status RunFom(const FomArgs& args) {
+  if (args.format != "table" && args.format != "json") {
+    return InvalidArgument("--format must be table or json, got '" + args.format + "'");
+  }
+  DLSIM_ASSIGN_OR_RETURN(FomInputs in, Gather(args));
+  DLSIM_ASSIGN_OR_RETURN(Machine target, LoadMachine(in.target));
+  DLSIM_ASSIGN_OR_RETURN(Machine baseline, LoadMachine(in.baseline));
+  DLSIM_ASSIGN_OR_RETURN(FomResult r, ComputeFom(in.workloads, target, baseline, MakeStepTimeFn()));
+  if (args.format == "json") {
+    std::cout << ToJson(r) << "\n";
+  } else {
+    PrintTable(r);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 void RegisterFomCommand(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("fom", "(not yet implemented)");
-  cmd->callback([exit_code] { *exit_code = ReportError(Unsupported("fom: not yet implemented")); });
+  auto args = std::make_shared<FomArgs>();
+  auto* cmd = app.add_subcommand("fom", "harmonic-mean figure of merit of a machine against a baseline");
+  cmd->add_option("workloads", args->files, "workload or FOM study YAML files")->required();
+  cmd->add_option("--machine", args->machine, "target machine (default: the study's target)");
+  cmd->add_option("--baseline", args->baseline, "baseline machine (default: the study's baseline)");
+  cmd->add_option("--format", args->format, "table or json")->capture_default_str();
+  cmd->callback([args, exit_code] {
+    Status s = RunFom(*args);
+    *exit_code = s.ok() ? 0 : ReportError(s);
+  });
 }
 
 }  // namespace dlsim::cli

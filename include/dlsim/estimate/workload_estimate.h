@@ -1,0 +1,30 @@
+// Estimating a workload's step on a machine: loads its model with the
+// workload's shapes, lowers it with its dtype/mode/optimizer and prices it
+// with the machine's cost model. The step time used for units of work is the
+// eager time (what a PyTorch training loop takes, host dispatch included).
+#ifndef DLSIM_ESTIMATE_WORKLOAD_ESTIMATE_H_
+#define DLSIM_ESTIMATE_WORKLOAD_ESTIMATE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "dlsim/estimate/estimator.h"
+#include "dlsim/estimate/fom.h"
+#include "dlsim/machine/machine.h"
+#include "dlsim/machine/workload.h"
+
+namespace dlsim {
+
+// EstimateOptions for a workload's dtype, mode and optimizer.
+Result<EstimateOptions> WorkloadEstimateOptions(const Workload& workload);
+
+Result<Estimate> EstimateWorkloadStep(const Workload& workload, const Machine& machine);
+
+// A StepTimeFn for ComputeFom that caches loaded models and cost models.
+StepTimeFn MakeStepTimeFn();
+
+}  // namespace dlsim
+
+#endif  // DLSIM_ESTIMATE_WORKLOAD_ESTIMATE_H_
