@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Fit PyTorch's eager per-op host dispatch cost by kernel kind.
+
+Eager time of a host-bound forward (batch 1, where the GPU waits for the
+host) is about the sum over nodes of the host cost of dispatching each one.
+This fits one cost per class of node (the kind of its first kernel call, or
+"none" for views) by non-negative least squares on relative error, using the
+reference eager times of the *tuned-on* models only (never the held-out ones),
+and prints the `host.dispatch_us_by_kind` block for the machine YAML.
+
+The framework's micro-benchmark of single small ops (reference_runs.py
+--overhead) is printed beside it for comparison.
+
+Usage: fit_dispatch.py [--dlsim build/dlsim] [--gpu h100]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from compare import load_reference  # noqa: E402
+from zoo import held_out  # noqa: E402
+
+CLASSES = {  # kernel kind of a node's first call -> dispatch class
+    "conv_fwd": "conv_fwd", "conv_bias_act": "conv_fwd", "gemm": "gemm",
+    "batched_gemm": "gemm", "batchnorm_infer": "batchnorm_infer", "layernorm_fwd": "layernorm_fwd",
+    "softmax_fwd": "softmax_fwd", "pool_fwd": "pool_fwd", "rnn_fwd": "rnn_fwd",
+    "elementwise": "elementwise", "reduction": "reduction", "copy": "copy",
+}
+
+
+def node_classes(dlsim, model, batch):
+    onnx = os.path.join(ROOT, "tests", "data", "zoo", model + ".onnx")
+    p = subprocess.run([dlsim, "estimate", onnx, "--batch", str(batch), "--format", "json"],
+                       capture_output=True, text=True, cwd=ROOT)
+    if p.returncode != 0:
+        return None
+    j = json.loads(p.stdout)
+    counts = Counter()
+    for layer in j["layers"]:
+        calls = layer.get("calls", [])
+        counts[CLASSES.get(calls[0]["kind"], "elementwise") if calls else "none"] += 1
+    return counts, j["gpu_time_ms"]
+
+
+def nnls(rows, targets, names, iters=4000):
+    """Minimise sum ((x.a - t)/t)^2 with x >= 0 by projected coordinate descent."""
+    x = {n: 10.0 for n in names}
+    for _ in range(iters):
+        for n in names:
+            num = den = 0.0
+            for a, t in zip(rows, targets):
+                if not a.get(n):
+                    continue
+                rest = sum(x[m] * a.get(m, 0) for m in names if m != n)
+                w = 1.0 / (t * t)
+                num += w * a[n] * (t - rest)
+                den += w * a[n] * a[n]
+            if den > 0:
+                x[n] = max(0.0, num / den)
+    return x
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
+    ap.add_argument("--gpu", default="h100")
+    args = ap.parse_args()
+    ref = load_reference(args.gpu)
+    rows, targets, labels = [], [], []
+    for (model, mode, dtype, batch), r in sorted(ref.items()):
+        if mode != "inference" or dtype != "fp32" or batch != 1 or held_out(model):
+            continue
+        got = node_classes(args.dlsim, model, batch)
+        if got is None:
+            continue
+        counts, gpu_ms = got
+        if r["eager_ms"] < 1.5 * r["gpu_ms"]:
+            continue  # not host-bound: says little about dispatch
+        rows.append(dict(counts))
+        targets.append(r["eager_ms"] * 1000.0)  # us
+        labels.append(model)
+    names = sorted({n for row in rows for n in row})
+    x = nnls(rows, targets, names)
+    print(f"# fitted on {len(rows)} host-bound cases (batch 1, fp32, tuned-on models): {', '.join(labels)}")
+    for row, t, lab in zip(rows, targets, labels):
+        pred = sum(x[n] * row.get(n, 0) for n in names)
+        print(f"#   {lab:22s} measured {t/1000:7.2f} ms  fitted {pred/1000:7.2f} ms  ({(pred-t)/t*100:+.1f} %)")
+    print("host:")
+    print("  framework: pytorch")
+    print(f"  dispatch_us: {x.get('elementwise', 10.0):.1f}")
+    print("  dispatch_us_by_kind:")
+    for n in names:
+        print(f"    {n}: {x[n]:.1f}")
+    for line in open(os.path.join(HERE, "data", f"reference_{args.gpu}_part1.jsonl")):
+        r = json.loads(line)
+        if r.get("mode") == "overhead":
+            print(f"# micro-benchmark {r['op']:10s} {r['host_us']:.1f} us")
+
+
+if __name__ == "__main__":
+    main()
