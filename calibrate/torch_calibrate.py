@@ -18,6 +18,7 @@ fsync'd before the next measurement.
 import argparse
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -382,6 +383,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--max-seconds", type=float, default=1e9)
+    ap.add_argument("--shuffle", action="store_true")
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     L2_BYTES = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
@@ -403,6 +405,8 @@ def main():
         with open(args.out, "w") as f:
             f.writelines(good)
     todo = [k for k in keys if k not in done]
+    if args.shuffle:  # spread a time-limited run over every kind of key
+        random.Random(0).shuffle(todo)
     hdr = header()
     t0 = time.time()
     last = t0
@@ -426,7 +430,17 @@ def main():
             except Exception as e:  # noqa: BLE001 - record the failure and go on
                 rec["status"] = "failed"
                 rec["error"] = repr(e)[:200]
-                torch.cuda.synchronize()
+                healthy = True
+                try:
+                    torch.cuda.synchronize()
+                    (torch.zeros(1, device=DEV) + 1).item()
+                except Exception:  # noqa: BLE001
+                    healthy = False
+                if not healthy:  # a broken CUDA context: record, then let the caller restart us
+                    out.write(json.dumps(rec) + "\n")
+                    out.flush()
+                    os.fsync(out.fileno())
+                    sys.exit(3)
             out.write(json.dumps(rec) + "\n")
             out.flush()
             os.fsync(out.fileno())

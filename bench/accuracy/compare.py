@@ -36,8 +36,11 @@ def load_reference(gpu):
     return cases
 
 
+ZOO_DIR = os.path.join(ROOT, "tests", "data", "zoo")
+
+
 def estimate(dlsim, machine, model, mode, dtype, batch):
-    onnx = os.path.join(ROOT, "tests", "data", "zoo", model + ".onnx")
+    onnx = os.path.join(ZOO_DIR, model + ".onnx")
     cmd = [dlsim, "estimate", onnx, "--machine", machine, "--batch", str(batch),
            "--dtype", dtype, "--mode", mode, "--format", "json"]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
@@ -110,7 +113,9 @@ def main():
     ap.add_argument("--machine", default="h100")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy.md"))
     ap.add_argument("--cases-csv", default=os.path.join(HERE, "data", "comparison_h100.csv"))
+    ap.add_argument("--zoo", default=ZOO_DIR, help="folder of the zoo's ONNX files")
     args = ap.parse_args()
+    globals()["ZOO_DIR"] = args.zoo
     ref = load_reference(args.gpu)
     keys = sorted(ref)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
