@@ -5,9 +5,11 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlsim/model/graph.h"
+#include "dlsim/model/shape_inference.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {
@@ -16,23 +18,32 @@ struct ImportOptions {
   // Batch size for the first dim of every graph input (symbolic or fixed).
   // 0 keeps the model's own value (a symbolic batch then becomes 1).
   int64_t batch = 0;
-  // Explicit input shapes by input name; they win over `batch`.
+  // Explicit input shapes by input name; they win over `batch`. A name that
+  // is not a graph input is an error.
   std::map<std::string, Shape> input_shapes;
 };
 
-// Parses "NAME:D1xD2x..." as given to --input.
+// Parses "NAME:D1xD2x..." as given to --input. Dims must be positive
+// integers; errors quote the spec.
 Result<std::pair<std::string, Shape>> ParseInputSpec(const std::string& spec);
 
-// Loads the model at `path`. Never reads weights (initializer dims only) and
-// never opens an external-data location outside the model's folder. Errors
-// name the file and the node or tensor concerned.
-Result<Graph> LoadOnnxModel(const std::string& path, const ImportOptions& options);
+// Loads the model at `path`: parses it (opsets 7 and up; 11-17 are the ones
+// exercised), sorts nodes topologically, fixes input shapes from `options`
+// and infers every tensor's dtype and static dims (InferShapes, with ONNX's
+// own inference as the fallback for ops without a dlsim rule). Never reads
+// weights (initializer dims only; inline contents of small initializers are
+// kept) and never opens an external-data location; a location that is
+// absolute, has a `..` component or resolves outside the model's folder is
+// refused. Errors name the file and the node or tensor concerned. `report`,
+// when not null, receives the ops shaped by the fallback.
+Result<Graph> LoadOnnxModel(const std::string& path, const ImportOptions& options,
+                            ShapeInferenceReport* report = nullptr);
 
 // Same, from serialized bytes (tests, fuzzing). `path_for_messages` is used in
-// errors only.
-Result<Graph> LoadOnnxModelFromBytes(const std::string& bytes,
-                                     const std::string& path_for_messages,
-                                     const ImportOptions& options);
+// errors and as the model location external-data paths are checked against.
+Result<Graph> LoadOnnxModelFromBytes(const std::string& bytes, const std::string& path_for_messages,
+                                     const ImportOptions& options,
+                                     ShapeInferenceReport* report = nullptr);
 
 }  // namespace dlsim
 

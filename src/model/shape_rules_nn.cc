@@ -1,0 +1,253 @@
+// Neural-network ops: convolution, pooling, GEMM/MatMul/Einsum,
+// normalisation, softmax, dropout and recurrent cells.
+#include <algorithm>
+#include <map>
+
+#include "shape_rules.h"
+
+namespace dlsim {
+namespace {
+
+// Spatial attributes of Conv/ConvTranspose/pooling, defaults filled.
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: begins then ends
+  std::string auto_pad;
+};
+
+Result<Window> ReadWindow(const ShapeContext& ctx, size_t spatial,
+                          const std::vector<int64_t>& default_kernel) {
+  const Node& n = ctx.node();
+  Window w;
+  w.kernel = n.GetInts("kernel_shape", default_kernel);
+  w.strides = n.GetInts("strides", std::vector<int64_t>(spatial, 1));
+  w.dilations = n.GetInts("dilations", std::vector<int64_t>(spatial, 1));
+  w.pads = n.GetInts("pads", std::vector<int64_t>(2 * spatial, 0));
+  w.auto_pad = n.GetString("auto_pad", "NOTSET");
+  if (w.kernel.size() != spatial || w.strides.size() != spatial || w.dilations.size() != spatial ||
+      w.pads.size() != 2 * spatial) {
+    return ctx.Error("kernel_shape/strides/dilations/pads do not match " + std::to_string(spatial) +
+                     " spatial dims");
+  }
+  for (size_t k = 0; k < spatial; ++k) {
+    if (w.strides[k] <= 0 || w.dilations[k] <= 0 || w.kernel[k] <= 0) {
+      return ctx.Error("kernel, strides and dilations must be positive");
+    }
+  }
+  return w;
+}
+
+// Output size of one spatial dim of a convolution or pooling window.
+int64_t WindowOut(const Window& w, size_t k, int64_t in, bool ceil_mode) {
+  const int64_t eff = (w.kernel[k] - 1) * w.dilations[k] + 1;
+  const int64_t s = w.strides[k];
+  if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") return (in + s - 1) / s;
+  const int64_t pad_begin = w.auto_pad == "VALID" ? 0 : w.pads[k];
+  const int64_t span =
+      in + pad_begin + (w.auto_pad == "VALID" ? 0 : w.pads[k + w.kernel.size()]) - eff;
+  if (span < 0) return 0;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  // PyTorch/ONNX: the last window must start inside the input or its left pad.
+  if (ceil_mode && (out - 1) * s >= in + pad_begin) --out;
+  return out;
+}
+
+Status ConvRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(2));
+  const Shape& x = ctx.Dims(0);
+  const Shape& wt = ctx.Dims(1);
+  if (x.size() < 3 || wt.size() != x.size()) {
+    return ctx.Error("input " + ShapeToString(x) + " and weight " + ShapeToString(wt) +
+                     " must have the same rank >= 3");
+  }
+  const size_t spatial = x.size() - 2;
+  const int64_t group = ctx.node().GetInt("group", 1);
+  if (group <= 0 || x[1] != wt[1] * group) {
+    return ctx.Error("input channels " + std::to_string(x[1]) + " != weight channels " +
+                     std::to_string(wt[1]) + " x group " + std::to_string(group));
+  }
+  DLSIM_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, spatial, Shape(wt.begin() + 2, wt.end())));
+  Shape out = {x[0], wt[0]};
+  for (size_t k = 0; k < spatial; ++k) out.push_back(WindowOut(w, k, x[k + 2], false));
+  ctx.SetOut(0, ctx.In(0).dtype, out);
+  return Status::Ok();
+}
+
+Status ConvTransposeRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(2));
+  const Shape& x = ctx.Dims(0);
+  const Shape& wt = ctx.Dims(1);
+  if (x.size() < 3 || wt.size() != x.size()) return ctx.Error("input/weight rank mismatch");
+  const size_t spatial = x.size() - 2;
+  const int64_t group = ctx.node().GetInt("group", 1);
+  if (group <= 0 || x[1] != wt[0]) {
+    return ctx.Error("input channels " + std::to_string(x[1]) + " != weight dim 0 " +
+                     std::to_string(wt[0]));
+  }
+  DLSIM_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, spatial, Shape(wt.begin() + 2, wt.end())));
+  const auto out_pad = ctx.node().GetInts("output_padding", std::vector<int64_t>(spatial, 0));
+  const auto out_shape = ctx.node().GetInts("output_shape", {});
+  if (out_pad.size() != spatial) return ctx.Error("output_padding length mismatch");
+  Shape out = {x[0], wt[1] * group};
+  for (size_t k = 0; k < spatial; ++k) {
+    if (!out_shape.empty()) {
+      out.push_back(out_shape[out_shape.size() - spatial + k]);
+    } else if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") {
+      out.push_back(x[k + 2] * w.strides[k]);
+    } else {
+      const int64_t pads = w.auto_pad == "VALID" ? 0 : w.pads[k] + w.pads[k + spatial];
+      out.push_back(w.strides[k] * (x[k + 2] - 1) + out_pad[k] +
+                    (w.kernel[k] - 1) * w.dilations[k] + 1 - pads);
+    }
+  }
+  ctx.SetOut(0, ctx.In(0).dtype, out);
+  return Status::Ok();
+}
+
+Status PoolRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(1));
+  const Shape& x = ctx.Dims(0);
+  if (x.size() < 3) return ctx.Error("input " + ShapeToString(x) + " needs rank >= 3");
+  const size_t spatial = x.size() - 2;
+  if (!ctx.node().HasAttr("kernel_shape")) return ctx.Error("attribute 'kernel_shape' missing");
+  DLSIM_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, spatial, {}));
+  const bool ceil_mode = ctx.node().GetInt("ceil_mode", 0) != 0;
+  Shape out = {x[0], x[1]};
+  for (size_t k = 0; k < spatial; ++k) out.push_back(WindowOut(w, k, x[k + 2], ceil_mode));
+  ctx.SetOut(0, ctx.In(0).dtype, out);
+  ctx.SetOut(1, DType::kInt64, out);  // MaxPool's optional Indices
+  return Status::Ok();
+}
+
+Status GlobalPoolRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(1));
+  const Shape& x = ctx.Dims(0);
+  if (x.size() < 2) return ctx.Error("input needs rank >= 2");
+  Shape out = {x[0], x[1]};
+  out.resize(x.size(), 1);
+  ctx.SetOut(0, ctx.In(0).dtype, out);
+  return Status::Ok();
+}
+
+Status GemmRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(2));
+  const Shape& a = ctx.Dims(0);
+  const Shape& b = ctx.Dims(1);
+  if (a.size() != 2 || b.size() != 2) {
+    return ctx.Error("A " + ShapeToString(a) + " and B " + ShapeToString(b) + " must be 2-D");
+  }
+  const bool ta = ctx.node().GetInt("transA", 0) != 0, tb = ctx.node().GetInt("transB", 0) != 0;
+  const int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1];
+  const int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
+  if (k != kb)
+    return ctx.Error("inner dims differ: " + std::to_string(k) + " vs " + std::to_string(kb));
+  ctx.SetOut(0, ctx.In(0).dtype, {m, n});
+  return Status::Ok();
+}
+
+Status MatMulRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(2));
+  Shape a = ctx.Dims(0), b = ctx.Dims(1);
+  if (a.empty() || b.empty()) return ctx.Error("operands must have rank >= 1");
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  if (a.back() != b[b.size() - 2]) {
+    return ctx.Error("inner dims differ: " + ShapeToString(ctx.Dims(0)) + " x " +
+                     ShapeToString(ctx.Dims(1)));
+  }
+  DLSIM_ASSIGN_OR_RETURN(Shape out, BroadcastShapes(ctx, Shape(a.begin(), a.end() - 2),
+                                                    Shape(b.begin(), b.end() - 2)));
+  if (!a_vec) out.push_back(a[a.size() - 2]);
+  if (!b_vec) out.push_back(b.back());
+  ctx.SetOut(0, ctx.In(0).dtype, out);
+  return Status::Ok();
+}
+
+// Same shape and dtype as input 0 (normalisation, softmax, LRN, ...).
+Status SameAsInputRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(1));
+  ctx.SetOut(0, ctx.In(0).dtype, ctx.Dims(0));
+  return Status::Ok();
+}
+
+Status BatchNormRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(1));
+  const Shape& x = ctx.Dims(0);
+  ctx.SetOut(0, ctx.In(0).dtype, x);
+  const Shape channels = {x.size() > 1 ? x[1] : 1};
+  for (size_t i = 1; i < ctx.num_outputs(); ++i) ctx.SetOut(i, ctx.In(0).dtype, channels);
+  return Status::Ok();
+}
+
+Status LayerNormRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(1));
+  const Shape& x = ctx.Dims(0);
+  DLSIM_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx, ctx.node().GetInt("axis", -1),
+                                                     static_cast<int64_t>(x.size())));
+  ctx.SetOut(0, ctx.In(0).dtype, x);
+  Shape stats(x.begin(), x.begin() + axis);
+  stats.resize(x.size(), 1);
+  const DType stash = DType::kFloat32;  // stash_type default: float
+  ctx.SetOut(1, stash, stats);
+  ctx.SetOut(2, stash, stats);
+  return Status::Ok();
+}
+
+Status DropoutRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(1));
+  ctx.SetOut(0, ctx.In(0).dtype, ctx.Dims(0));
+  ctx.SetOut(1, DType::kBool, ctx.Dims(0));
+  if (ctx.Value(0) != nullptr) ctx.SetValue(0, *ctx.Value(0));
+  return Status::Ok();
+}
+
+// LSTM/GRU/RNN. X is [seq, batch, input] (layout 0) or [batch, seq, input].
+Status RecurrentRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(3));
+  const Shape& x = ctx.Dims(0);
+  const Shape& w = ctx.Dims(1);
+  if (x.size() != 3 || w.size() != 3) return ctx.Error("X and W must be 3-D");
+  const std::string direction = ctx.node().GetString("direction", "forward");
+  const int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  const int64_t gates = ctx.node().op_type == "LSTM" ? 4 : ctx.node().op_type == "GRU" ? 3 : 1;
+  const int64_t hidden = ctx.node().GetInt("hidden_size", w[1] / gates);
+  if (w[0] != dirs || w[1] != gates * hidden) {
+    return ctx.Error("W " + ShapeToString(w) + " does not match " + std::to_string(dirs) +
+                     " direction(s) and hidden_size " + std::to_string(hidden));
+  }
+  const bool batch_first = ctx.node().GetInt("layout", 0) != 0;
+  const int64_t seq = batch_first ? x[1] : x[0], batch = batch_first ? x[0] : x[1];
+  const DType dt = ctx.In(0).dtype;
+  ctx.SetOut(0, dt,
+             batch_first ? Shape{batch, seq, dirs, hidden} : Shape{seq, dirs, batch, hidden});
+  const Shape state = batch_first ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
+  ctx.SetOut(1, dt, state);
+  ctx.SetOut(2, dt, state);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status EinsumRule(ShapeContext& ctx);  // shape_rules_einsum.cc
+
+void AddNnRules(ShapeRuleTable* table) {
+  (*table)["Conv"] = ConvRule;
+  (*table)["ConvTranspose"] = ConvTransposeRule;
+  for (const char* op : {"MaxPool", "AveragePool", "LpPool"}) (*table)[op] = PoolRule;
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
+    (*table)[op] = GlobalPoolRule;
+  }
+  (*table)["Gemm"] = GemmRule;
+  (*table)["MatMul"] = MatMulRule;
+  (*table)["Einsum"] = EinsumRule;
+  for (const char* op : {"InstanceNormalization", "GroupNormalization", "LpNormalization",
+                         "MeanVarianceNormalization", "Softmax", "LogSoftmax", "Hardmax", "LRN"}) {
+    (*table)[op] = SameAsInputRule;
+  }
+  (*table)["BatchNormalization"] = BatchNormRule;
+  (*table)["LayerNormalization"] = LayerNormRule;
+  (*table)["Dropout"] = DropoutRule;
+  for (const char* op : {"LSTM", "GRU", "RNN"}) (*table)[op] = RecurrentRule;
+}
+
+}  // namespace dlsim
