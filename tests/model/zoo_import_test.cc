@@ -70,3 +70,41 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace dlsim
+
+namespace dlsim {
+namespace {
+
+TEST(ZooNlpTest, BertBaseWithInputShape) {
+  ImportOptions options;
+  options.input_shapes["input_ids"] = {8, 384};
+  auto g = LoadOnnxModel(Zoo("bert_base"), options);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ExpectAllShaped(*g);
+  EXPECT_EQ(OutputShape(*g), (Shape{8, 384, 768}));
+}
+
+TEST(ZooNlpTest, Gpt2Small) {
+  ShapeInferenceReport report;
+  Graph g = LoadZoo("gpt2_small", 2, &report);
+  ExpectAllShaped(g);
+  EXPECT_EQ(OutputShape(g), (Shape{2, 256, 768}));  // GPT2Model hidden states
+  EXPECT_TRUE(report.ops_without_rule.empty());
+}
+
+TEST(ZooNlpTest, LstmAndGru) {
+  for (const char* name : {"lstm2", "gru2"}) {
+    Graph g = LoadZoo(name, 4);
+    ExpectAllShaped(g);
+    EXPECT_EQ(OutputShape(g), (Shape{4, 10})) << name;
+    for (const Node& node : g.nodes) {
+      if (node.op_type != "LSTM" && node.op_type != "GRU") continue;
+      const Shape& y = g.FindTensor(node.outputs[0])->dims;
+      ASSERT_EQ(y.size(), 4u) << name;
+      EXPECT_EQ(y[0], 64) << name;  // seq
+      EXPECT_EQ(y[2], 4) << name;   // batch
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dlsim
