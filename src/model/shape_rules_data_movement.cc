@@ -283,6 +283,73 @@ Status LikeInputRule(ShapeContext& ctx) {
   return Status::Ok();
 }
 
+// Trilu: keeps the lower (upper=0) or upper triangle of the last two dims,
+// offset by k; folded when small.
+Status TriluRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(LikeInputRule(ctx));
+  const Shape& in = ctx.Dims(0);
+  if (in.size() < 2) return ctx.Error("input needs rank >= 2");
+  int64_t k = 0;
+  if (ctx.HasInput(1)) {
+    DLSIM_ASSIGN_OR_RETURN(std::vector<int64_t> kv, ctx.Ints(1));
+    if (kv.size() != 1) return ctx.Error("k must have one element");
+    k = kv[0];
+  }
+  const TensorValue* v = ctx.Value(0);
+  if (v == nullptr || !Foldable(in)) return Status::Ok();
+  const bool upper = ctx.node().GetInt("upper", 1) != 0;
+  const int64_t rows = in[in.size() - 2], cols = in.back();
+  TensorValue r = *v;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const int64_t col = static_cast<int64_t>(i) % cols;
+    const int64_t row = static_cast<int64_t>(i) / cols % rows;
+    const bool keep = upper ? col - row >= k : col - row <= k;
+    if (keep) continue;
+    if (r.is_float)
+      r.floats[i] = 0;
+    else
+      r.ints[i] = 0;
+  }
+  ctx.SetValue(0, std::move(r));
+  return Status::Ok();
+}
+
+// CumSum along one axis (exclusive / reverse attributes); folded when small.
+Status CumSumRule(ShapeContext& ctx) {
+  DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(2));
+  DLSIM_RETURN_IF_ERROR(LikeInputRule(ctx));
+  const Shape& in = ctx.Dims(0);
+  const TensorValue* v = ctx.Value(0);
+  if (v == nullptr || ctx.Value(1) == nullptr || !Foldable(in)) return Status::Ok();
+  DLSIM_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, ctx.Ints(1));
+  if (axis_v.size() != 1) return ctx.Error("axis must have one element");
+  DLSIM_ASSIGN_OR_RETURN(int64_t axis,
+                         NormalizeAxis(ctx, axis_v[0], static_cast<int64_t>(in.size())));
+  const bool exclusive = ctx.node().GetInt("exclusive", 0) != 0;
+  const bool reverse = ctx.node().GetInt("reverse", 0) != 0;
+  const int64_t stride = Strides(in)[axis], n = in[axis];
+  const int64_t outer = NumElements(in) / std::max<int64_t>(1, n * stride);
+  TensorValue r = *v;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t s = 0; s < stride; ++s) {
+      double acc = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t pos = reverse ? n - 1 - j : j;
+        const size_t i = static_cast<size_t>((o * n + pos) * stride + s);
+        const double x = ValueAsDouble(*v, i);
+        if (!exclusive) acc += x;
+        if (r.is_float)
+          r.floats[i] = acc;
+        else
+          r.ints[i] = static_cast<int64_t>(acc);
+        if (exclusive) acc += x;
+      }
+    }
+  }
+  ctx.SetValue(0, std::move(r));
+  return Status::Ok();
+}
+
 Status NonZeroRule(ShapeContext& ctx) {
   DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(1));
   const TensorValue* v = ctx.Value(0);
@@ -386,10 +453,11 @@ void AddDataMovementRules(ShapeRuleTable* table) {
   (*table)["Split"] = SplitRule;
   (*table)["Transpose"] = TransposeRule;
   (*table)["Pad"] = PadRule;
-  for (const char* op :
-       {"ScatterND", "ScatterElements", "Scatter", "Trilu", "CumSum", "ReverseSequence"}) {
+  for (const char* op : {"ScatterND", "ScatterElements", "Scatter", "ReverseSequence"}) {
     (*table)[op] = LikeInputRule;
   }
+  (*table)["Trilu"] = TriluRule;
+  (*table)["CumSum"] = CumSumRule;
   (*table)["NonZero"] = NonZeroRule;
   (*table)["TopK"] = TopKRule;
   (*table)["Resize"] = ResizeRule;

@@ -188,12 +188,12 @@ TEST(ShapeRulesTest, FoldsShapeArithmetic) {
   b.Input("x", {8, 12, 64}).Scalar("one", 1).Scalar("two", 2).Scalar("three", 3);
   b.Scalar("zero", 0).Ints("axes", {0});
   b.Op("Shape", {"x"}, {"shape"});
-  b.Op("Gather", {"shape", "one"}, {"seq"});                       // 12
-  b.Op("Mul", {"seq", "two"}, {"seq2"});                          // 24
-  b.Op("Sub", {"seq2", "three"}, {"d"});                          // 21
-  b.Op("Mod", {"d", "two"}, {"m"});                               // 1
-  b.Op("Pow", {"two", "three"}, {"p"});                           // 8
-  b.Op("Range", {"zero", "seq", "three"}, {"r"});                 // 0 3 6 9
+  b.Op("Gather", {"shape", "one"}, {"seq"});       // 12
+  b.Op("Mul", {"seq", "two"}, {"seq2"});           // 24
+  b.Op("Sub", {"seq2", "three"}, {"d"});           // 21
+  b.Op("Mod", {"d", "two"}, {"m"});                // 1
+  b.Op("Pow", {"two", "three"}, {"p"});            // 8
+  b.Op("Range", {"zero", "seq", "three"}, {"r"});  // 0 3 6 9
   b.Op("Unsqueeze", {"seq", "axes"}, {"seq1"});
   b.Op("Concat", {"seq1", "seq1", "shape"}, {"cat"});
   SetInt(Last(b), "axis", 0);
@@ -219,10 +219,36 @@ TEST(ShapeRulesTest, FoldsShapeArithmetic) {
   EXPECT_EQ(Ints(g, "cat"), (std::vector<int64_t>{12, 12, 8, 12, 64}));
   EXPECT_EQ(Ints(g, "lt"), (std::vector<int64_t>{1, 0, 0, 0}));
   EXPECT_EQ(Ints(g, "nlt"), (std::vector<int64_t>{0, 1, 1, 1}));
-  EXPECT_EQ(g.FindTensor("rs")->value->floats, (std::vector<double>{0, std::sqrt(3.0),
-                                                                    std::sqrt(6.0), 3}));
+  EXPECT_EQ(g.FindTensor("rs")->value->floats,
+            (std::vector<double>{0, std::sqrt(3.0), std::sqrt(6.0), 3}));
   EXPECT_EQ(Ints(g, "prod"), (std::vector<int64_t>{8 * 12 * 64}));
   EXPECT_EQ(Ints(g, "mx"), (std::vector<int64_t>{1}));
+}
+
+TEST(ShapeRulesTest, FoldsTriluCumSumTileNonZero) {
+  GraphBuilder b;
+  b.Ints("m", {1, 1, 1, 1, 1, 1, 1, 1, 1}, {3, 3}).Scalar("zero", 0).Ints("reps", {1, 2});
+  b.Ints("row", {1, 2, 3}, {1, 3});
+  b.Op("Trilu", {"m"}, {"upper"});
+  SetInt(b.Op("Trilu", {"m", "zero"}, {"lower"}), "upper", 0);
+  b.Op("CumSum", {"m", "zero"}, {"cs"});
+  SetInt(b.Op("CumSum", {"row", "zero"}, {"cs_ex"}), "exclusive", 1);
+  b.Ints("one_axis", {1});
+  SetInt(b.Op("CumSum", {"row", "one_axis"}, {"cs_rev"}), "reverse", 1);
+  b.Op("Tile", {"row", "reps"}, {"tiled"});
+  b.Op("NonZero", {"lower"}, {"nz"});
+  Graph& g = b.graph();
+  Status s = InferShapes(g, nullptr);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Ints(g, "upper"), (std::vector<int64_t>{1, 1, 1, 0, 1, 1, 0, 0, 1}));
+  EXPECT_EQ(Ints(g, "lower"), (std::vector<int64_t>{1, 0, 0, 1, 1, 0, 1, 1, 1}));
+  EXPECT_EQ(Ints(g, "cs"), (std::vector<int64_t>{1, 1, 1, 2, 2, 2, 3, 3, 3}));
+  EXPECT_EQ(Ints(g, "cs_ex"), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(Ints(g, "cs_rev"), (std::vector<int64_t>{6, 5, 3}));
+  EXPECT_EQ(Dims(g, "tiled"), (Shape{1, 6}));
+  EXPECT_EQ(Ints(g, "tiled"), (std::vector<int64_t>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(Dims(g, "nz"), (Shape{2, 6}));
+  EXPECT_EQ(Ints(g, "nz"), (std::vector<int64_t>{0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2}));
 }
 
 TEST(ShapeRulesTest, SliceForms) {
@@ -268,10 +294,10 @@ TEST(ShapeRulesTest, ConvPoolVariants) {
   Graph& g = b.graph();
   Status s = InferShapes(g, nullptr);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(Dims(g, "g"), (Shape{2, 8, 7, 7}));   // (15+2-5)/2+1
-  EXPECT_EQ(Dims(g, "c1"), (Shape{2, 6, 32}));    // (100-5)/3+1
+  EXPECT_EQ(Dims(g, "g"), (Shape{2, 8, 7, 7}));  // (15+2-5)/2+1
+  EXPECT_EQ(Dims(g, "c1"), (Shape{2, 6, 32}));   // (100-5)/3+1
   EXPECT_EQ(Dims(g, "c3"), (Shape{1, 4, 8, 8, 8}));
-  EXPECT_EQ(Dims(g, "p"), (Shape{2, 4, 7, 7}));   // ceil((15-3)/2)+1
+  EXPECT_EQ(Dims(g, "p"), (Shape{2, 4, 7, 7}));  // ceil((15-3)/2)+1
   EXPECT_EQ(Dims(g, "q"), (Shape{2, 4, 7, 7}));
   EXPECT_EQ(Dims(g, "t"), (Shape{2, 3, 30, 30}));  // 2*14+4-2
 }
@@ -316,8 +342,8 @@ TEST(ShapeRulesTest, MatMulGemmEinsum) {
 TEST(ShapeRulesTest, SplitResizeTopKReduceDropout) {
   GraphBuilder b;
   b.Input("x", {2, 10, 8, 8}).Ints("scales_none", {}, {0});
-  b.graph().tensors["sc"] = Tensor{"sc", DType::kFloat32, {4}, true, false,
-                                   TensorValue{true, {}, {1, 1, 2, 2}}};
+  b.graph().tensors["sc"] =
+      Tensor{"sc", DType::kFloat32, {4}, true, false, TensorValue{true, {}, {1, 1, 2, 2}}};
   b.Ints("sizes", {2, 10, 5, 5}).Ints("k", {3}).Ints("axes", {1, -1});
   SetInt(b.Op("Split", {"x"}, {"s0", "s1", "s2"}), "axis", 1);  // 4, 4, 2
   b.Op("Resize", {"x", "", "sc"}, {"up"});
