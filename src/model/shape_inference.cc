@@ -15,6 +15,7 @@ const ShapeRuleTable& Rules() {
     AddElementwiseRules(t);
     AddShapeOpRules(t);
     AddDataMovementRules(t);
+    AddIndexingRules(t);
     AddNnRules(t);
     AddReductionRules(t);
     return t;

@@ -62,6 +62,7 @@ using ShapeRuleTable = std::unordered_map<std::string, ShapeRule>;
 void AddElementwiseRules(ShapeRuleTable* table);   // shape_rules_elementwise.cc
 void AddShapeOpRules(ShapeRuleTable* table);       // shape_rules_shape_ops.cc
 void AddDataMovementRules(ShapeRuleTable* table);  // shape_rules_data_movement.cc
+void AddIndexingRules(ShapeRuleTable* table);      // shape_rules_indexing.cc
 void AddNnRules(ShapeRuleTable* table);            // shape_rules_nn.cc
 void AddReductionRules(ShapeRuleTable* table);     // shape_rules_reduction.cc
 
