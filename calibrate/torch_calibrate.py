@@ -98,6 +98,15 @@ def build_gemm(kind, p, dt):
         return a, b
 
     nbytes = batch * (m * k + k * n + m * n) * torch.empty(0, dtype=dt).element_size()
+    if kind == "gemm" and tb and not ta:
+        # A weight operand: what nn.Linear runs, one GEMM with the bias in
+        # its epilogue (addmm), since dlsim folds the bias add into it.
+        bias = rnd(n, dtype=dt)
+
+        def make_l():
+            a = rnd(m, k, dtype=dt)
+            return a, rnd(n, k, dtype=dt)
+        return nbytes, make_l, lambda i: F.linear(i[0], i[1], bias)
     fn = (lambda i: torch.mm(i[0], i[1])) if kind == "gemm" else (lambda i: torch.bmm(i[0], i[1]))
     return nbytes, make, fn
 
@@ -245,7 +254,12 @@ def build_copy(p, dt):
     def make():
         return (rnd(a, b, dtype=dt),)
     if op.startswith("transpose"):
-        return nbytes, make, lambda i: i[0].t().contiguous()
+        inner = max(1, ip(p, "inner", 1))
+        ra, rb = near_square(max(elems // inner, 1))
+
+        def make_t():
+            return (rnd(ra, rb, inner, dtype=dt),)
+        return nbytes, make_t, lambda i: i[0].permute(1, 0, 2).contiguous()
     if op.startswith("concat"):
         def make_c():
             return rnd(elems // 2, dtype=dt), rnd(elems - elems // 2, dtype=dt)
@@ -265,12 +279,15 @@ def build_rnn(kind, p, dt):
     cell, seq, batch = p.get("cell", "lstm"), ip(p, "seq"), ip(p, "batch")
     inp, hid, dirs = ip(p, "input"), ip(p, "hidden"), ip(p, "dirs", 1)
     mod = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(cell, torch.nn.RNN)
-    rnn = mod(inp, hid, 1, bidirectional=dirs == 2).to(DEV, dt)
+    rnn = mod(inp, hid, 1, bidirectional=dirs == 2).to(DEV, dt).eval()
     nbytes = (seq * batch * (inp + hid * dirs)) * torch.empty(0, dtype=dt).element_size()
     if kind == "rnn_fwd":
         def make():
             return (rnd(seq, batch, inp, dtype=dt),)
-        return nbytes, make, lambda i: rnn(i[0])[0]
+        def fwd(i):
+            with torch.no_grad():
+                return rnn(i[0])[0]
+        return nbytes, make, fwd
     return None  # backward: measured through autograd elsewhere (not capturable here)
 
 

@@ -12,6 +12,22 @@ std::string LowerName(const std::string& s) {
   return out;
 }
 
+// Elements of the trailing run a permutation leaves in place (1 when the
+// last dim moves): long runs copy at near-memory speed, short ones do not.
+int64_t TransposeInner(const LowerContext& ctx, const Node& node) {
+  const Shape& x = ctx.T(node.Input(0)).dims;
+  const int64_t rank = static_cast<int64_t>(x.size());
+  std::vector<int64_t> perm = node.GetInts("perm", {});
+  if (perm.empty()) {
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  }
+  int64_t inner = 1;
+  for (int64_t i = rank - 1; i >= 0 && i < static_cast<int64_t>(perm.size()) && perm[i] == i; --i) {
+    inner *= x[i];
+  }
+  return inner;
+}
+
 // A copy reads what it gathers (at most the inputs, at most the outputs'
 // size for slicing/gathering ops) and writes every output.
 Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
@@ -31,6 +47,7 @@ Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   KernelCall call = ctx.NewCall(KernelKind::kCopy, "copy_kernel", MathMode::kFp32);
   call.AddParam("op", LowerName(op));
   call.AddParam("elems", elems);
+  if (op == "Transpose") call.AddParam("inner", TransposeInner(ctx, node));
   call.bytes_read = read;
   call.bytes_written = written;
   calls->push_back(call);

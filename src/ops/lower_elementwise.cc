@@ -23,8 +23,40 @@ double FlopsPerElem(const std::string& op) {
   return it == kFlops.end() ? 1.0 : it->second;
 }
 
+// True for Add(MatMul(x, W), b) with W and b initializers, b 1-D: nn.Linear
+// exported on a 3-D+ input. PyTorch runs it as one GEMM with the bias in its
+// epilogue (addmm), so the Add launches nothing.
+bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node) {
+  if (node.op_type != "Add" || node.inputs.size() != 2) return false;
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& bias = ctx.T(node.inputs[i]);
+    const Node* mm = ctx.Producer(node.inputs[1 - i]);
+    if (!bias.is_initializer || bias.dims.size() != 1 || mm == nullptr) continue;
+    if (mm->op_type != "MatMul" || ctx.SoleConsumer(node.inputs[1 - i]) != &node) continue;
+    const Tensor& w = ctx.T(mm->Input(1));
+    if (w.is_initializer && w.dims.size() == 2 && w.dims[1] == bias.dims[0]) return true;
+  }
+  return false;
+}
+
 // Reads every input (broadcast operands once), writes every output.
 Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  if (IsLinearBiasAdd(ctx, node)) {
+    if (ctx.options().training) {  // the bias gradient: a column reduction of dy
+      const int64_t elems = ctx.Elems(node.outputs.at(0));
+      KernelCall db = ctx.NewCall(KernelKind::kReduction, "reduce_kernel", MathMode::kFp32);
+      db.phase = "bwd";
+      const int64_t n = ctx.Elems(node.inputs[0]) == elems ? ctx.Elems(node.inputs[1])
+                                                          : ctx.Elems(node.inputs[0]);
+      db.AddParam("op", "sum");
+      db.AddParam("rows", n);
+      db.AddParam("cols", elems / std::max<int64_t>(n, 1));
+      db.bytes_read = ctx.Bytes(node.outputs[0]);
+      db.flops = static_cast<double>(elems);
+      calls->push_back(db);
+    }
+    return Status::Ok();
+  }
   const std::string& out = node.outputs.at(0);
   const int64_t elems = ctx.Elems(out);
   double read = 0;

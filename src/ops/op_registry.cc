@@ -5,6 +5,7 @@ namespace dlsim {
 LowerContext::LowerContext(const Graph& graph, const LoweringOptions& options)
     : graph_(graph), options_(options) {
   for (const Node& node : graph.nodes) {
+    for (const std::string& out : node.outputs) producer_[out] = &node;
     for (const std::string& in : node.inputs) {
       if (in.empty()) continue;
       ++consumers_[in];
@@ -38,6 +39,11 @@ int64_t LowerContext::Elems(const std::string& name) const {
 int LowerContext::ConsumerCount(const std::string& name) const {
   auto it = consumers_.find(name);
   return it == consumers_.end() ? 0 : it->second;
+}
+
+const Node* LowerContext::Producer(const std::string& name) const {
+  auto it = producer_.find(name);
+  return it == producer_.end() ? nullptr : it->second;
 }
 
 const Node* LowerContext::SoleConsumer(const std::string& name) const {

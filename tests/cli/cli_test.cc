@@ -10,14 +10,14 @@
 
 namespace {
 
-struct Run {
+struct CmdResult {
   int exit_code;
   std::string out;  // stdout and stderr together
 };
 
-Run Dlsim(const std::string& args) {
+CmdResult Dlsim(const std::string& args) {
   std::string cmd = std::string(DLSIM_BINARY) + " " + args + " 2>&1";
-  Run r{-1, ""};
+  CmdResult r{-1, ""};
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return r;
   std::array<char, 4096> buf;
@@ -39,7 +39,7 @@ std::string TempFile(const std::string& name, const std::string& contents) {
 }
 
 TEST(CliTest, EstimateJsonHasTheContractFields) {
-  Run r = Dlsim("estimate " + Zoo("resnet18") + " --batch 16 --format json 2>/dev/null");
+  CmdResult r = Dlsim("estimate " + Zoo("resnet18") + " --batch 16 --format json 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"model", "machine", "batch", "dtype", "mode", "gpu_time_ms",
@@ -65,21 +65,21 @@ TEST(CliTest, EstimateJsonHasTheContractFields) {
 }
 
 TEST(CliTest, EstimateCsvHasOneRowPerLayer) {
-  Run r = Dlsim("estimate " + Zoo("alexnet") + " --batch 1 --format csv 2>/dev/null");
+  CmdResult r = Dlsim("estimate " + Zoo("alexnet") + " --batch 1 --format csv 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.rfind("layer,op_type,kernels,", 0), 0u);
 }
 
 TEST(CliTest, EveryCommandHasHelp) {
   for (const char* cmd : {"estimate", "inspect", "machines", "plan", "db", "fom"}) {
-    Run r = Dlsim(std::string(cmd) + " --help");
+    CmdResult r = Dlsim(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;
   }
 }
 
 TEST(CliTest, MissingModelFileIsAClearError) {
-  Run r = Dlsim("estimate /nonexistent/model.onnx");
+  CmdResult r = Dlsim("estimate /nonexistent/model.onnx");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.out.find("/nonexistent/model.onnx"), std::string::npos) << r.out;
 }
@@ -88,7 +88,7 @@ TEST(CliTest, EmptyAndRandomOnnxFilesAreErrors) {
   std::string empty = TempFile("empty.onnx", "");
   std::string random = TempFile("random.onnx", std::string("\x12\x34\xff\x00garbage\x08\x99", 14));
   for (const std::string& path : {empty, random}) {
-    Run r = Dlsim("estimate " + path);
+    CmdResult r = Dlsim("estimate " + path);
     EXPECT_NE(r.exit_code, 0) << path;
     EXPECT_NE(r.out.find(path), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("check failed"), std::string::npos) << r.out;
@@ -99,23 +99,23 @@ TEST(CliTest, TruncatedOnnxIsAnError) {
   std::ifstream in(Zoo("resnet18"), std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::string path = TempFile("truncated.onnx", bytes.substr(0, bytes.size() / 2));
-  Run r = Dlsim("estimate " + path);
+  CmdResult r = Dlsim("estimate " + path);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.out.find("truncated.onnx"), std::string::npos) << r.out;
 }
 
 TEST(CliTest, BadFlagsAreErrors) {
-  Run neg = Dlsim("estimate " + Zoo("resnet18") + " --batch -3");
+  CmdResult neg = Dlsim("estimate " + Zoo("resnet18") + " --batch -3");
   EXPECT_NE(neg.exit_code, 0);
   EXPECT_NE(neg.out.find("--batch"), std::string::npos) << neg.out;
-  Run dtype = Dlsim("estimate " + Zoo("resnet18") + " --dtype fp12");
+  CmdResult dtype = Dlsim("estimate " + Zoo("resnet18") + " --dtype fp12");
   EXPECT_NE(dtype.exit_code, 0);
   EXPECT_NE(dtype.out.find("fp12"), std::string::npos) << dtype.out;
 }
 
 TEST(CliTest, BrokenMachineYamlNamesTheFile) {
   std::string path = TempFile("broken.yaml", "name: x\ndevice: [unclosed\n");
-  Run r = Dlsim("estimate " + Zoo("resnet18") + " --machine " + path);
+  CmdResult r = Dlsim("estimate " + Zoo("resnet18") + " --machine " + path);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.out.find("broken.yaml"), std::string::npos) << r.out;
 }
@@ -132,32 +132,32 @@ device:
   memory_bw_gbs: -900
   l2_mib: 6
 )");
-  Run r = Dlsim("estimate " + Zoo("resnet18") + " --machine " + path);
+  CmdResult r = Dlsim("estimate " + Zoo("resnet18") + " --machine " + path);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.out.find("memory_bw_gbs"), std::string::npos) << r.out;
 }
 
 TEST(CliTest, MachinesValidatesBundledFiles) {
-  Run r = Dlsim("machines --format json");
+  CmdResult r = Dlsim("machines --format json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"h100\""), std::string::npos);
 }
 
 TEST(CliTest, InspectNeedsNoMachine) {
-  Run r = Dlsim("inspect " + Zoo("resnet50") + " --batch 1 --format json");
+  CmdResult r = Dlsim("inspect " + Zoo("resnet50") + " --batch 1 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
   EXPECT_EQ(j["parameters"], 25557032);  // torchvision ResNet-50 (BN folded into conv bias)
 }
 
 TEST(CliTest, FomReproducesTheWorkedExample) {
-  Run r = Dlsim("fom " + std::string(DLSIM_SOURCE_DIR) + "/workloads/candle-fom-example.yaml --format json");
+  CmdResult r = Dlsim("fom " + std::string(DLSIM_SOURCE_DIR) + "/workloads/candle-fom-example.yaml --format json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_NEAR(j["fom"].get<double>(), 82.597, 5e-4);
   ASSERT_EQ(j["workloads"].size(), 3u);
   EXPECT_TRUE(j["workloads"][0].contains("rate_target"));
-  Run rates = Dlsim("fom " + std::string(DLSIM_SOURCE_DIR) +
+  CmdResult rates = Dlsim("fom " + std::string(DLSIM_SOURCE_DIR) +
                     "/workloads/candle-fom-example-rates.yaml --format json");
   ASSERT_EQ(rates.exit_code, 0) << rates.out;
   EXPECT_NEAR(nlohmann::json::parse(rates.out)["fom"].get<double>(), 82.599, 5e-4);

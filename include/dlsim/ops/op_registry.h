@@ -33,6 +33,8 @@ class LowerContext {
   int64_t Elems(const std::string& name) const;
   // Number of nodes that read tensor `name` (graph outputs count once).
   int ConsumerCount(const std::string& name) const;
+  // The node producing `name`, or nullptr for graph inputs and initializers.
+  const Node* Producer(const std::string& name) const;
   // The only node reading `name`, or nullptr when none or several do.
   const Node* SoleConsumer(const std::string& name) const;
   // A call of `kind` with dtype/math/layout filled from the options.
@@ -44,6 +46,7 @@ class LowerContext {
   const LoweringOptions& options_;
   std::map<std::string, int> consumers_;
   std::map<std::string, const Node*> last_consumer_;
+  std::map<std::string, const Node*> producer_;
 };
 
 // Appends the calls for `node` to `calls`. `fused_act` is the activation of
