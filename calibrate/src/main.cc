@@ -1,0 +1,125 @@
+// dlsim-calibrate: measures kernel keys on a GPU (docs/calibration.md).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "runner.h"
+
+namespace {
+
+const char kUsage[] =
+    "usage:\n"
+    "  dlsim-calibrate run --out RECORDS.jsonl [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
+    "                      [--reps N] [--max-seconds S] [--key-budget-ms MS] [--shuffle]\n"
+    "                      [--no-cupti] [--device N] [--progress-seconds S]\n"
+    "  dlsim-calibrate probe --out MACHINE.yaml [--datasheet FILE.yaml] [--device N]\n"
+    "  dlsim-calibrate keys [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
+    "\n"
+    "run      measures every key of the job lists (one kernel key per line, '#' comments;\n"
+    "         docs/kernel-keys.md) and sweeps (gemm, conv, memory, launch, all) that is not\n"
+    "         yet in --out, appending one JSON record per (key, algorithm); resumable.\n"
+    "         --reps N          timed regions per measurement (default 10)\n"
+    "         --max-seconds S   stop before a key that would end after S seconds\n"
+    "         --key-budget-ms   time budget of one measurement (default 1500)\n"
+    "         --shuffle         measure in a fixed random order (spreads a budget over kinds)\n"
+    "         exit 3: the CUDA context broke; run the same command again to resume\n"
+    "probe    measures copy bandwidth, GEMM rates (8192^3 fp32/tf32/fp16/bf16) and launch\n"
+    "         latency; writes a machine YAML skeleton (docs/machine-format.md), flagging\n"
+    "         datasheet values the measurements contradict\n"
+    "keys     prints the keys of job lists and sweeps (no GPU needed)\n";
+
+bool NeedValue(int i, int argc, const char* flag) {
+  if (i + 1 < argc) return true;
+  std::fprintf(stderr, "dlsim-calibrate: %s needs a value\n%s", flag, kUsage);
+  return false;
+}
+
+bool ToNumber(const char* s, double* out) {
+  char* end = nullptr;
+  *out = std::strtod(s, &end);
+  return end != s && *end == '\0';
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace dlcal;
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::printf("%s", kUsage);
+    return argc < 2 ? kExitUsage : kExitOk;
+  }
+  const std::string cmd = argv[1];
+  RunOptions run;
+  ProbeOptions probe;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    double v = 0;
+    auto number = [&](const char* flag) {
+      if (!NeedValue(i, argc, flag)) return false;
+      if (!ToNumber(argv[++i], &v)) {
+        std::fprintf(stderr, "dlsim-calibrate: %s wants a number, got '%s'\n", flag, argv[i]);
+        return false;
+      }
+      return true;
+    };
+    if (a == "--help" || a == "-h") {
+      std::printf("%s", kUsage);
+      return kExitOk;
+    } else if (a == "--jobs") {
+      if (!NeedValue(i, argc, "--jobs")) return kExitUsage;
+      run.job_files.push_back(argv[++i]);
+    } else if (a == "--sweep") {
+      if (!NeedValue(i, argc, "--sweep")) return kExitUsage;
+      run.sweeps.push_back(argv[++i]);
+    } else if (a == "--key") {
+      if (!NeedValue(i, argc, "--key")) return kExitUsage;
+      run.keys.push_back(argv[++i]);
+    } else if (a == "--out") {
+      if (!NeedValue(i, argc, "--out")) return kExitUsage;
+      run.out = probe.out = argv[++i];
+    } else if (a == "--datasheet") {
+      if (!NeedValue(i, argc, "--datasheet")) return kExitUsage;
+      probe.datasheet = argv[++i];
+    } else if (a == "--reps") {
+      if (!number("--reps") || v < 1) return kExitUsage;
+      run.timing.reps = probe.timing.reps = int(v);
+    } else if (a == "--max-seconds") {
+      if (!number("--max-seconds")) return kExitUsage;
+      run.max_seconds = v;
+    } else if (a == "--key-budget-ms") {
+      if (!number("--key-budget-ms") || v <= 0) return kExitUsage;
+      run.timing.budget_ms = probe.timing.budget_ms = v;
+    } else if (a == "--progress-seconds") {
+      if (!number("--progress-seconds")) return kExitUsage;
+      run.progress_seconds = v;
+    } else if (a == "--device") {
+      if (!number("--device")) return kExitUsage;
+      run.device = probe.device = int(v);
+    } else if (a == "--shuffle") {
+      run.shuffle = true;
+    } else if (a == "--no-cupti") {
+      run.cupti = false;
+    } else {
+      std::fprintf(stderr, "dlsim-calibrate: unknown argument '%s'\n%s", a.c_str(), kUsage);
+      return kExitUsage;
+    }
+  }
+  if (cmd == "keys") return KeysCommand(run);
+  if (cmd == "run") {
+    if (run.out.empty()) {
+      std::fprintf(stderr, "dlsim-calibrate run: --out is required\n%s", kUsage);
+      return kExitUsage;
+    }
+    return RunCommand(run);
+  }
+  if (cmd == "probe") {
+    if (probe.out.empty()) {
+      std::fprintf(stderr, "dlsim-calibrate probe: --out is required\n%s", kUsage);
+      return kExitUsage;
+    }
+    return ProbeCommand(probe);
+  }
+  std::fprintf(stderr, "dlsim-calibrate: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+  return kExitUsage;
+}

@@ -1,0 +1,54 @@
+// What one measurement produces, and the device facts records carry:
+// plain host-side structs (no CUDA headers).
+#ifndef DLSIM_CALIBRATE_RESULT_H_
+#define DLSIM_CALIBRATE_RESULT_H_
+
+#include <string>
+#include <vector>
+
+#include "stats.h"
+#include "status.h"
+
+namespace dlcal {
+
+struct KernelTime {
+  std::string name;
+  double ms = 0;
+};
+
+// One measured (key, algorithm): becomes one record.
+struct AlgoResult {
+  std::string algo = "-";
+  bool heuristic = false;
+  bool fastest = false;
+  Status status;             // ok, or why not
+  bool noisy = false;        // spread still too wide after re-measuring
+  bool has_times = false;
+  Stats stats;
+  int reps = 0;
+  int launches_per_rep = 0;
+  int copies = 1;            // rotated working-set copies
+  std::string timing_mode;   // "graph", "stream" or "flush"
+  double workspace_bytes = 0;
+  std::vector<KernelTime> kernels;
+};
+
+struct DeviceInfo {
+  std::string name;
+  std::string cc;  // "9.0"
+  int sms = 0;
+  double clock_mhz = 0;      // max SM clock
+  double mem_clock_mhz = 0;  // memory clock
+  int bus_width_bits = 0;
+  double mem_bytes = 0;
+  double l2_bytes = 0;
+  std::string driver, cuda, cudnn, cublas;
+
+  // Theoretical DRAM bandwidth from the memory clock and bus width (double
+  // data rate), bytes/s; 0 when the driver does not say.
+  double TheoreticalBandwidth() const { return 2.0 * mem_clock_mhz * 1e6 * bus_width_bits / 8; }
+};
+
+}  // namespace dlcal
+
+#endif  // DLSIM_CALIBRATE_RESULT_H_
