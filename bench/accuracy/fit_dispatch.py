@@ -28,7 +28,7 @@ from zoo import held_out  # noqa: E402
 
 CLASSES = {  # kernel kind of a node's first call -> dispatch class (few, to avoid overfitting)
     "conv_fwd": "conv_fwd", "conv_bias_act": "conv_fwd", "gemm": "gemm",
-    "batched_gemm": "gemm", "rnn_fwd": "rnn_fwd",
+    "batched_gemm": "gemm",
 }
 
 

@@ -16,8 +16,8 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
     cmd->add_option("--mode", opts->mode, "inference or training")->capture_default_str();
     cmd->add_option("--optimizer", opts->optimizer, "sgd, sgd_momentum, adam, adamw")
         ->capture_default_str();
-    cmd->add_flag("--fused-optimizer", opts->fused_optimizer,
-                  "one optimizer launch over all parameters (foreach/fused)");
+    cmd->add_flag("--per-tensor-optimizer", opts->per_tensor_optimizer,
+                  "one optimizer launch per parameter tensor (default: multi-tensor/foreach)");
   }
 }
 
@@ -72,7 +72,7 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
   lo.strict = opts.strict;
   lo.fuse_conv_bias_act = opts.fuse;
   eo.optimizer = o;
-  eo.fused_optimizer = opts.fused_optimizer;
+  eo.fused_optimizer = !opts.per_tensor_optimizer;
   eo.dtype_name = d;
   eo.batch = opts.batch;
   return eo;

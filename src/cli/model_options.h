@@ -20,7 +20,7 @@ struct ModelOptions {
   std::string tf32 = "";            // none|conv|all; "" = the dtype's default
   std::string mode = "inference";
   std::string optimizer = "sgd_momentum";
-  bool fused_optimizer = false;
+  bool per_tensor_optimizer = false;  // default: multi-tensor (foreach) launches
   bool strict = false;
   bool fuse = false;
   std::string layout = "nchw";

@@ -17,7 +17,7 @@ namespace dlsim {
 struct EstimateOptions {
   LoweringOptions lowering;
   std::string optimizer = "sgd_momentum";  // training only
-  bool fused_optimizer = false;  // one launch over all parameters (foreach/fused)
+  bool fused_optimizer = true;  // one launch over all parameters (PyTorch foreach default)
   int64_t batch = 0;             // for reports; 0 = as in the graph
   std::string dtype_name = "fp32";
 };
