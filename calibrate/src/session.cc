@@ -46,6 +46,14 @@ Status Session::Open(int device, bool want_cupti, const TimingConfig& timing) {
   if (cs != CUBLAS_STATUS_SUCCESS) {
     return Failed(std::string("cublasSetStream: ") + cublasGetStatusString(cs));
   }
+  // A fixed 32 MiB workspace, as PyTorch gives cuBLAS on Hopper; it also
+  // keeps cuBLAS from allocating inside a captured CUDA graph.
+  constexpr size_t kCublasWorkspace = 32 << 20;
+  CAL_RETURN_IF_ERROR(cublas_workspace_.Allocate(kCublasWorkspace));
+  cs = cublasSetWorkspace(ctx_.cublas, cublas_workspace_.get(), kCublasWorkspace);
+  if (cs != CUBLAS_STATUS_SUCCESS) {
+    return Failed(std::string("cublasSetWorkspace: ") + cublasGetStatusString(cs));
+  }
   CAL_RETURN_IF_ERROR(QueryDeviceInfo(ctx_, &info_));
   ctx_.l2_bytes = info_.l2_bytes > 0 ? info_.l2_bytes : 50.0 * (1 << 20);
   ctx_.mem_bytes = info_.mem_bytes;

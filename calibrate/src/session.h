@@ -6,6 +6,7 @@
 #include <string>
 
 #include "context.h"
+#include "cuda_util.h"
 #include "cupti_tracer.h"
 #include "result.h"
 #include "status.h"
@@ -31,6 +32,7 @@ class Session {
   Context ctx_;
   DeviceInfo info_;
   KernelTracer tracer_;
+  DeviceBuffer cublas_workspace_;
   std::string cupti_error_;
 };
 
