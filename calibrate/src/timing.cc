@@ -147,7 +147,11 @@ struct Run {
     }
     bool use_graph = false;
     if (!flush && plan.launches > 1) {
-      plan.launches = std::min(plan.launches, kMaxGraphLaunches);
+      // A graph replays the same calls, so one region must visit every
+      // working-set copy or later replays would find theirs in L2. Past
+      // kMaxGraphLaunches copies (working sets under ~3 L2 / 2000, a few
+      // tens of KB, where launch latency dominates anyway) part may stay.
+      plan.launches = std::min(std::max(plan.launches, copies), kMaxGraphLaunches);
       use_graph = graph.Capture(ctx.stream, call, plan.launches, &idx, copies);
       if (use_graph) {  // one untimed replay: uploads the graph
         CAL_CUDA(cudaGraphLaunch(graph.exec(), ctx.stream));
