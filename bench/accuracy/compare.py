@@ -114,6 +114,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy.md"))
     ap.add_argument("--cases-csv", default=os.path.join(HERE, "data", "comparison_h100.csv"))
     ap.add_argument("--zoo", default=ZOO_DIR, help="folder of the zoo's ONNX files")
+    ap.add_argument("--ratio-gpu", default="", help="reference GPU for the cross-GPU ratio check (h100)")
+    ap.add_argument("--ratio-machine", default="h100")
     args = ap.parse_args()
     globals()["ZOO_DIR"] = args.zoo
     ref = load_reference(args.gpu)
@@ -136,13 +138,32 @@ def main():
             row["err_gpu"] = (row["pred_gpu"] - row["measured_gpu"]) / row["measured_gpu"]
             row["err_eager"] = (row["pred_eager"] - row["measured_eager"]) / row["measured_eager"]
         rows.append(row)
+    if args.ratio_gpu:
+        rows = add_ratios(rows, args)
     write_csv(rows, args.cases_csv)
     write_doc(rows, args)
 
 
+def add_ratios(rows, args):
+    """Predicted vs measured time ratio target/reference GPU, per case."""
+    base = load_reference(args.ratio_gpu)
+    keys = [(r["model"], r["mode"], r["dtype"], r["batch"]) for r in rows]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        ests = list(pool.map(lambda k: estimate(args.dlsim, args.ratio_machine, *k), keys))
+    for r, k, est in zip(rows, keys, ests):
+        if k not in base or "error" in est or "pred_gpu" not in r:
+            continue
+        r["measured_ratio"] = r["measured_gpu"] / base[k]["gpu_ms"]
+        r["pred_ratio"] = r["pred_gpu"] / est["gpu_time_ms"]
+        r["err_ratio"] = (r["pred_ratio"] - r["measured_ratio"]) / r["measured_ratio"]
+        r["err_null"] = (1.0 - r["measured_ratio"]) / r["measured_ratio"]
+    return rows
+
+
 def write_csv(rows, path):
     cols = ["model", "mode", "dtype", "batch", "held_out", "measured_gpu", "pred_gpu", "err_gpu",
-            "measured_eager", "pred_eager", "err_eager", "pred_cp", "share_db", "gpu_method"]
+            "measured_eager", "pred_eager", "err_eager", "pred_cp", "share_db", "gpu_method",
+            "measured_ratio", "pred_ratio", "err_ratio", "err_null"]
     with open(path, "w") as f:
         f.write(",".join(cols) + "\n")
         for r in rows:
@@ -180,6 +201,16 @@ def write_doc(rows, args):
         for ho, tag in ((False, "tuned-on"), (True, "held-out")):
             L.append(fmt_metrics(f"{label}, {tag}", metrics(select(ok, mode, ho, key))))
     L.append("")
+    if args.ratio_gpu:
+        L.append(f"### Cross-GPU: predicted vs measured time ratio {args.gpu.upper()}/{args.ratio_gpu.upper()}\n")
+        L.append("Error of the predicted ratio t(target)/t(reference) against the measured ratio, and the "
+                 "same for the null predictor (ratio = 1).\n")
+        L.append("| set | cases | median abs error | P90 abs error | within ±10 % | bias |")
+        L.append("|---|---|---|---|---|---|")
+        for ho, tag in ((False, "tuned-on"), (True, "held-out")):
+            L.append(fmt_metrics(f"dlsim ratio, {tag}", metrics(select(ok, "inference", ho, "err_ratio"))))
+            L.append(fmt_metrics(f"null predictor, {tag}", metrics(select(ok, "inference", ho, "err_null"))))
+        L.append("")
     if pts:
         L.append(f"![predicted vs measured](accuracy-{args.gpu}.svg)\n")
     L.append("## Worst cases (inference GPU time)\n")
@@ -210,7 +241,8 @@ def write_doc(rows, args):
     with open(args.out, "w") as f:
         f.write("\n".join(L) + "\n")
     print(f"wrote {args.out}: {len(ok)} cases")
-    for mode, key in (("inference", "err_gpu"), ("inference", "err_eager"), ("training", "err_gpu")):
+    for mode, key in (("inference", "err_gpu"), ("inference", "err_eager"), ("training", "err_gpu"),
+                      ("inference", "err_ratio"), ("inference", "err_null")):
         for ho in (False, True):
             m = metrics(select(ok, mode, ho, key))
             if m:

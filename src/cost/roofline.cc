@@ -108,14 +108,18 @@ std::optional<CallCost> ScaledPricer::Price(const KernelCall& call) const {
   if (!ref) return std::nullopt;
   RooflineBreakdown rb = RooflineTime(call, ref_, params_);
   RooflineBreakdown tb = RooflineTime(call, target_, params_);
-  const double work = rb.compute_s + rb.memory_s;
-  const double compute_share = work > 0 ? rb.compute_s / work : 0.0;
-  const double compute_ratio = rb.compute_s > 0 ? tb.compute_s / rb.compute_s : 1.0;
-  const double memory_ratio = rb.memory_s > 0 ? tb.memory_s / rb.memory_s : 1.0;
-  const double ratio = compute_share * compute_ratio + (1 - compute_share) * memory_ratio;
+  // The reference time above the kernel floor = what the roofline explains
+  // (its bound term) + the rest (latency, occupancy, synchronisation). Only
+  // the explained part scales, by the target/reference ratio of that term;
+  // the rest is taken to be the same on both GPUs.
+  const double ref_bound = std::max(rb.compute_s, rb.memory_s);
+  const double tgt_bound = rb.compute_s >= rb.memory_s
+                               ? tb.compute_s * (rb.compute_s > 0 ? 1.0 : 0.0)
+                               : tb.memory_s;
+  const double bound_ratio = ref_bound > 0 ? tgt_bound / ref_bound : 1.0;
   auto scale = [&](double t) {
-    const double above = std::max(t - rb.floor_s, 0.0);
-    return tb.floor_s + above * ratio;
+    const double explained = std::min(std::max(t - rb.floor_s, 0.0), ref_bound);
+    return t - explained + explained * bound_ratio;
   };
   CallCost cost = *ref;
   cost.time_s = scale(ref->time_s);

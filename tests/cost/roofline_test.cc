@@ -62,7 +62,7 @@ TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
    public:
     std::optional<CallCost> Price(const KernelCall&) const override {
       CallCost c;
-      c.time_s = c.p10_s = c.p90_s = 1e-3 + 2.5e-6;
+      c.time_s = c.p10_s = c.p90_s = 1e-3 + RooflineParams{}.kernel_floor_s;
       c.source = CostSource::kMeasured;
       return c;
     }
@@ -74,7 +74,11 @@ TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
   auto cost = scaled.Price(c);
   ASSERT_TRUE(cost.has_value());
   EXPECT_EQ(cost->source, CostSource::kScaled);
-  EXPECT_NEAR(cost->time_s, 0.5e-3 + 2.5e-6, 1e-12);
+  // The roofline explains 1e9 B / (2e12 B/s * 0.9) of the reference time;
+  // that part halves at twice the bandwidth, the rest stays.
+  const double floor = RooflineParams{}.kernel_floor_s;
+  const double explained = 1e9 / (2e12 * RooflineParams{}.memory_efficiency);
+  EXPECT_NEAR(cost->time_s, floor + (1e-3 - explained) + explained / 2, 1e-12);
 }
 
 }  // namespace
