@@ -133,26 +133,29 @@ void Summarise(const ScheduleResult& sched, const std::vector<Task>& tasks, Esti
 
 }  // namespace
 
-CostSource LayerEstimate::source() const {
-  std::map<CostSource, double> by;
-  for (const CallCost& c : costs) by[c.source] += c.time_s;
-  CostSource best = CostSource::kRoofline;
+namespace {
+
+// The value of `field` that accounts for most of a layer's time.
+template <typename T, typename Field>
+T Dominant(const std::vector<CallCost>& costs, T fallback, Field field) {
+  std::map<T, double> by;
+  for (const CallCost& c : costs) by[field(c)] += c.time_s;
+  T best = fallback;
   double best_s = -1;
-  for (auto [s, t] : by) {
-    if (t > best_s) best = s, best_s = t;
+  for (const auto& [value, t] : by) {
+    if (t > best_s) best = value, best_s = t;
   }
   return best;
 }
 
+}  // namespace
+
+CostSource LayerEstimate::source() const {
+  return Dominant(costs, CostSource::kRoofline, [](const CallCost& c) { return c.source; });
+}
+
 Bound LayerEstimate::bound() const {
-  std::map<Bound, double> by;
-  for (const CallCost& c : costs) by[c.bound] += c.time_s;
-  Bound best = Bound::kLatency;
-  double best_s = -1;
-  for (auto [b, t] : by) {
-    if (t > best_s) best = b, best_s = t;
-  }
-  return best;
+  return Dominant(costs, Bound::kLatency, [](const CallCost& c) { return c.bound; });
 }
 
 Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
