@@ -1,9 +1,14 @@
 // dlsim estimate MODEL.onnx [--machine M] [--batch N] [--dtype D] ...
 #include <fstream>
+#include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "dlsim/cost/cost_model.h"
+#include "dlsim/estimate/fom.h"
+#include "dlsim/estimate/workload_estimate.h"
+#include "dlsim/machine/workload_io.h"
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/report/report.h"
 #include "model_options.h"
@@ -17,6 +22,7 @@ struct EstimateArgs {
   std::string format = "table";
   std::string trace_path;
   std::string csv_path;
+  std::string workload;
   int top = 0;
   ModelOptions model_opts;
 };
@@ -30,7 +36,36 @@ Status WriteFile(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+// --workload: step, epoch, unit time and units/day of each workload.
+Status RunWorkloads(const EstimateArgs& args) {
+  DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(args.workload));
+  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
+  StepTimeFn step_time = MakeStepTimeFn();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Workload& w : wf.workloads) {
+    DLSIM_ASSIGN_OR_RETURN(MachineRate r, RateOnMachine(w, machine, step_time));
+    const double epoch_s = r.step_time_s * static_cast<double>(r.steps_per_epoch);
+    rows.push_back({{"workload", w.name}, {"machine", machine.name},
+                    {"basis", RateBasisName(r.basis)}, {"step_time_s", r.step_time_s},
+                    {"steps_per_epoch", r.steps_per_epoch}, {"epoch_time_s", epoch_s},
+                    {"unit_time_s", r.unit_time_s}, {"concurrent_units", r.concurrent_units},
+                    {"units_per_day", r.units_per_day}});
+    if (args.format == "table") {
+      std::printf("%s on %s (%s)\n  step %s, %lld steps/epoch, epoch %s\n"
+                  "  unit of work %.3f h, %lld concurrent units, %.2f units/day\n",
+                  w.name.c_str(), machine.name.c_str(), RateBasisName(r.basis),
+                  FormatTime(r.step_time_s).c_str(), static_cast<long long>(r.steps_per_epoch),
+                  FormatTime(epoch_s).c_str(), r.unit_time_s / 3600,
+                  static_cast<long long>(r.concurrent_units), r.units_per_day);
+    }
+  }
+  if (args.format != "table") std::cout << rows.dump(2) << "\n";
+  return Status::Ok();
+}
+
 Status RunEstimate(const EstimateArgs& args) {
+  if (!args.workload.empty()) return RunWorkloads(args);
+  if (args.model.empty()) return InvalidArgument("give a MODEL.onnx or --workload FILE");
   DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(args.model_opts));
   if (args.format != "table" && args.format != "json" && args.format != "csv") {
     return InvalidArgument("--format must be table, json or csv, got '" + args.format + "'");
@@ -73,7 +108,9 @@ Status RunEstimate(const EstimateArgs& args) {
 void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<EstimateArgs>();
   auto* cmd = app.add_subcommand("estimate", "estimate a model's step time on a machine");
-  cmd->add_option("model", args->model, "ONNX model file")->required();
+  cmd->add_option("model", args->model, "ONNX model file");
+  cmd->add_option("--workload", args->workload,
+                  "workload YAML: report step, epoch, unit time and units/day instead");
   cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
       ->capture_default_str();
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
