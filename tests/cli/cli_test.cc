@@ -166,4 +166,16 @@ TEST(CliTest, FomReproducesTheWorkedExample) {
   EXPECT_NEAR(nlohmann::json::parse(rates.out)["fom"].get<double>(), 82.599, 5e-4);
 }
 
+TEST(CliTest, EstimateWorkloadReportsUnitsPerDay) {
+  CmdResult r = Dlsim("estimate --workload " + std::string(DLSIM_SOURCE_DIR) +
+                      "/workloads/resnet50-imagenet.yaml --machine h100 --format json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["steps_per_epoch"], 626);  // ceil(1,281,167 / (256 x 8))
+  const double unit_s = j[0]["unit_time_s"].get<double>();
+  EXPECT_NEAR(unit_s, j[0]["step_time_s"].get<double>() * 626 * 90, 1e-6 * unit_s);
+  EXPECT_NEAR(j[0]["units_per_day"].get<double>(), 86400.0 / unit_s, 1e-9 * 86400.0 / unit_s);
+}
+
 }  // namespace
