@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   dlsim::cli::RegisterPlanCommand(app, &exit_code);
   dlsim::cli::RegisterDbCommand(app, &exit_code);
   dlsim::cli::RegisterFomCommand(app, &exit_code);
+  dlsim::cli::RegisterSweepCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

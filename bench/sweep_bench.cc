@@ -1,0 +1,103 @@
+// Speed and memory of `dlsim sweep`: 10,000 machine variants (a 10x10x10x10
+// grid) x 3 workloads with a cheap stub step time, then a small grid priced
+// by the real estimator. Prints wall time, variants/s and peak RSS.
+// Usage: sweep_bench [--machine M] [--workload W.yaml] [--threads N]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "dlsim/estimate/sweep.h"
+#include "dlsim/estimate/workload_estimate.h"
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/machine/workload_io.h"
+
+namespace {
+
+double Now() {
+  using Clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+double PeakRssMib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;
+}
+
+dlsim::Workload Synthetic(const std::string& name, int64_t batch) {
+  dlsim::Workload w;
+  w.name = name;
+  w.model = dlsim::ModelRef{};  // never loaded: the step time is a stub
+  w.batch = batch;
+  w.dataset.train_samples = 1281167;
+  w.epochs = 90;
+  w.gpus_per_unit = 8;
+  return w;
+}
+
+// Memory time + compute time + dispatch: touches the swept fields.
+dlsim::Result<double> Stub(const dlsim::Workload& w, const dlsim::Machine& m) {
+  const auto& d = m.device;
+  return w.batch * (1e9 / d.EffectiveMemoryBw() + 1e12 / d.peak_flops.bf16_matrix +
+                    1e9 / d.peak_flops.fp32_vector) + 300 * m.host.dispatch_s;
+}
+
+std::string Values(const char* prefix, int n, double step) {
+  std::string s = prefix;
+  for (int i = 0; i < n; ++i) s += (i ? ",x" : "x") + std::to_string(1 + i * step);
+  return s;
+}
+
+int Run(const char* label, const std::vector<dlsim::Workload>& workloads,
+        const dlsim::Machine& base, const std::vector<std::string>& specs,
+        const dlsim::StepTimeFn& fn, int threads) {
+  auto grid = dlsim::ParseSweepGrid(specs);
+  if (!grid.ok()) return std::fprintf(stderr, "%s\n", grid.status().message().c_str()), 1;
+  dlsim::SweepOptions options;
+  options.threads = threads;
+  const double t0 = Now();
+  auto r = dlsim::RunSweep(workloads, base, *grid, fn, options);
+  const double wall_s = Now() - t0;
+  if (!r.ok()) return std::fprintf(stderr, "%s\n", r.status().message().c_str()), 1;
+  const double t1 = Now();
+  const size_t csv_bytes = dlsim::SweepCsv(*grid, *r).size();
+  std::printf("%-6s %6zu variants x %zu workloads: %.3f s, %.0f variants/s, csv %.3f s (%zu B), "
+              "top field %s (range %.3f), peak RSS %.1f MiB\n",
+              label, r->variants.size(), workloads.size(), wall_s, r->variants.size() / wall_s,
+              Now() - t1, csv_bytes, r->sensitivity[0].field.c_str(), r->sensitivity[0].fom_range,
+              PeakRssMib());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string root = DLSIM_BENCH_SOURCE_DIR;
+  std::string machine = "h100";
+  std::string workload = root + "/workloads/resnet50-imagenet.yaml";
+  int threads = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--machine") && i + 1 < argc) machine = argv[++i];
+    else if (!std::strcmp(argv[i], "--workload") && i + 1 < argc) workload = argv[++i];
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
+  }
+  auto base = dlsim::LoadMachineByName(machine);
+  if (!base.ok()) return std::fprintf(stderr, "%s\n", base.status().message().c_str()), 1;
+  std::vector<dlsim::Workload> synthetic = {Synthetic("a", 64), Synthetic("b", 128),
+                                            Synthetic("c", 256)};
+  int rc = Run("stub", synthetic, *base,
+               {Values("memory_bw=", 10, 0.25), Values("matrix_peak=", 10, 0.5),
+                Values("vector_peak=", 10, 0.5), Values("dispatch=", 10, 0.1)},
+               Stub, threads);
+  auto wf = dlsim::LoadWorkloadFile(workload);
+  if (!wf.ok()) return std::fprintf(stderr, "%s\n", wf.status().message().c_str()), 1;
+  rc |= Run("real", wf->workloads, *base,
+            {"memory_bw=x1,x1.5,x2", "matrix_peak=x1,x2", "nodes=1,4"},
+            dlsim::MakeStepTimeFn(), threads);
+  return rc;
+}

@@ -1,0 +1,110 @@
+// dlsim sweep WORKLOADS... --machine BASE --grid FIELD=V1,V2 [--grid ...]
+//             [--out results.csv] [--format table|csv] [--threads N]
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+#include "dlsim/estimate/sweep.h"
+#include "dlsim/estimate/workload_estimate.h"
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/machine/workload_io.h"
+
+namespace dlsim::cli {
+namespace {
+
+struct SweepArgs {
+  std::vector<std::string> files;
+  std::string machine;
+  std::vector<std::string> grid;
+  std::string out;
+  std::string format = "table";
+  int threads = 0;
+};
+
+Result<std::vector<Workload>> LoadWorkloads(const SweepArgs& args, std::string* study_target) {
+  std::vector<Workload> workloads;
+  for (const std::string& f : args.files) {
+    DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(f));
+    if (study_target->empty()) *study_target = wf.target_path;
+    for (Workload& w : wf.workloads) workloads.push_back(std::move(w));
+  }
+  return workloads;
+}
+
+void PrintTable(const SweepGrid& grid, const SweepResult& r) {
+  std::printf("sweep of %s: %zu variants x %zu workloads, base H = %.4g units/day\n\n",
+              r.base_machine.c_str(), r.variants.size(), r.workloads.size(), r.base.h_rate);
+  std::printf("%-48s %14s %8s\n", "variant", "H units/day", "FOM");
+  for (const SweepVariant& v : r.variants) {
+    std::printf("%-48s %14.4g %8.3f\n", v.name.c_str(), v.h_rate, v.fom);
+  }
+  std::printf("\nsensitivity (range of mean FOM over each field's values):\n");
+  for (const FieldSensitivity& s : r.sensitivity) {
+    const SweepAxis* axis = nullptr;
+    for (const SweepAxis& a : grid.axes) if (a.field == s.field) axis = &a;
+    std::printf("  %-20s range %7.3f   mean FOM:", s.field.c_str(), s.fom_range);
+    for (size_t j = 0; j < s.mean_fom_by_value.size(); ++j) {
+      std::printf(" %s=%.3f", axis->values[j].text.c_str(), s.mean_fom_by_value[j]);
+    }
+    std::printf("\n");
+  }
+}
+
+Status RunSweepCommand(const SweepArgs& args) {
+  if (args.format != "table" && args.format != "csv") {
+    return InvalidArgument("--format must be table or csv, got '" + args.format + "'");
+  }
+  DLSIM_ASSIGN_OR_RETURN(SweepGrid grid, ParseSweepGrid(args.grid));
+  std::string base_path;
+  DLSIM_ASSIGN_OR_RETURN(std::vector<Workload> workloads, LoadWorkloads(args, &base_path));
+  if (!args.machine.empty()) base_path = ResolveMachinePath(args.machine);
+  if (base_path.empty()) return InvalidArgument("no base machine: give --machine");
+  DLSIM_ASSIGN_OR_RETURN(Machine base, LoadMachine(base_path));
+  SweepOptions options;
+  options.threads = args.threads;
+  DLSIM_ASSIGN_OR_RETURN(SweepResult r, RunSweep(workloads, base, grid, MakeStepTimeFn(), options));
+  const std::string csv = SweepCsv(grid, r);
+  if (!args.out.empty()) {
+    std::ofstream f(args.out);
+    f << csv;
+    if (!f) return IoError(args.out + ": cannot write");
+  }
+  if (args.format == "csv") {
+    std::cout << csv;
+  } else {
+    PrintTable(grid, r);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterSweepCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<SweepArgs>();
+  auto* cmd = app.add_subcommand(
+      "sweep", "what-if sweep: FOM of variants of a machine over a grid of field values");
+  cmd->footer(
+      "Each --grid FIELD=V1,V2,... adds an axis; variants are the Cartesian product.\n"
+      "A value xF multiplies the base figure by F; a plain number sets it (SI units).\n"
+      "Fields: device.memory_bw, device.matrix_peak, device.vector_peak, device.sm_count,\n"
+      "node.gpus_per_node, system.nodes, node.nic_bw, host.dispatch (or the part after the dot).\n"
+      "Variants are priced from the base machine's calibration, scaled to their specs;\n"
+      "FOM = harmonic mean units/day of the variant / that of the base.\n"
+      "Example: dlsim sweep workloads/resnet50-imagenet.yaml --machine h100 \\\n"
+      "           --grid memory_bw=x1,x1.5,x2 --grid matrix_peak=x1,x2 --grid nodes=1,4");
+  cmd->add_option("workloads", args->files, "workload or FOM study YAML files")->required();
+  cmd->add_option("--machine", args->machine, "base machine (default: the study's target)");
+  cmd->add_option("--grid", args->grid, "FIELD=V1,V2,... (repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  cmd->add_option("--out", args->out, "also write the CSV rows to this file");
+  cmd->add_option("--format", args->format, "table or csv (stdout)")->capture_default_str();
+  cmd->add_option("--threads", args->threads, "worker threads (0: all cores)")->capture_default_str();
+  cmd->callback([args, exit_code] {
+    Status s = RunSweepCommand(*args);
+    *exit_code = s.ok() ? 0 : ReportError(s);
+  });
+}
+
+}  // namespace dlsim::cli

@@ -1,0 +1,159 @@
+#include "dlsim/estimate/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "dlsim/machine/machine_io.h"
+
+namespace dlsim {
+namespace {
+
+const std::string kRoot = DLSIM_SOURCE_DIR;
+
+Workload Synthetic(const std::string& name, int64_t batch) {
+  Workload w;
+  w.name = name;
+  w.model = ModelRef{};  // never loaded: the step time is a stub
+  w.batch = batch;
+  w.dataset.train_samples = 1000;
+  w.epochs = 1;
+  w.gpus_per_unit = 1;
+  w.measured["h100[base]"].unit_time_s = 1;  // must be ignored by a sweep
+  return w;
+}
+
+// A step that only memory bandwidth speeds up: 1 s at 1 TB/s per sample.
+Result<double> BandwidthBound(const Workload& w, const Machine& m) {
+  return w.batch * 1e12 / m.device.EffectiveMemoryBw();
+}
+
+Machine Base() {
+  auto m = LoadMachine(kRoot + "/machines/h100.yaml");
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : Machine{};
+}
+
+TEST(SweepGrid, ParsesMultipliersAndAbsolutes) {
+  auto grid = ParseSweepGrid({"memory_bw=x1,x1.5,x2", "device.matrix_peak=x1,x2", "nodes=1,4"});
+  ASSERT_TRUE(grid.ok()) << grid.status().ToString();
+  ASSERT_EQ(grid->axes.size(), 3u);
+  EXPECT_EQ(grid->axes[0].field, "device.memory_bw");
+  EXPECT_EQ(grid->axes[0].label, "memory_bw");
+  EXPECT_TRUE(grid->axes[0].values[1].multiplier);
+  EXPECT_DOUBLE_EQ(grid->axes[0].values[1].value, 1.5);
+  EXPECT_EQ(grid->axes[2].field, "system.nodes");
+  EXPECT_FALSE(grid->axes[2].values[1].multiplier);
+  EXPECT_DOUBLE_EQ(grid->axes[2].values[1].value, 4);
+  EXPECT_EQ(grid->VariantCount(), 12u);
+}
+
+TEST(SweepGrid, RejectsBadSpecsNamingFieldAndValue) {
+  struct Case { std::string spec, needle; };
+  for (const Case& c : std::vector<Case>{{"bogus=x1", "bogus"},
+                                         {"memory_bw", "FIELD=V1"},
+                                         {"memory_bw=x1,abc", "'abc'"},
+                                         {"memory_bw=x0", "'x0'"},
+                                         {"memory_bw=x1,,x2", "empty value"},
+                                         {"memory_bw=x1,x1", "twice"},
+                                         {"nodes=1.5", "whole number"},
+                                         {"nodes=-2", "'-2'"},
+                                         {"dispatch=xinf", "'xinf'"}}) {
+    auto axis = ParseSweepAxis(c.spec);
+    ASSERT_FALSE(axis.ok()) << c.spec;
+    EXPECT_EQ(axis.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(axis.status().message().find(c.needle), std::string::npos)
+        << c.spec << ": " << axis.status().message();
+  }
+  auto twice = ParseSweepGrid({"nodes=1", "system.nodes=2"});
+  EXPECT_FALSE(twice.ok());
+}
+
+TEST(SweepGrid, TwoByTwoGivesFourVariantsWithTheirValues) {
+  Machine base = Base();
+  auto grid = ParseSweepGrid({"memory_bw=x1,x2", "gpus_per_node=4,8"});
+  ASSERT_TRUE(grid.ok());
+  ASSERT_EQ(grid->VariantCount(), 4u);
+  auto v = MakeVariant(base, *grid, SweepPoint(*grid, 2));  // memory_bw=x2, gpus=4
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(v->name, "h100[memory_bw=x2,gpus_per_node=4]");
+  EXPECT_DOUBLE_EQ(v->device.memory_bw_bytes_per_s, 2 * base.device.memory_bw_bytes_per_s);
+  EXPECT_DOUBLE_EQ(v->device.measured_memory_bw_bytes_per_s,
+                   2 * base.device.measured_memory_bw_bytes_per_s);
+  EXPECT_EQ(v->node.gpus_per_node, 4);
+  // Priced from the base's calibration, scaled to the variant.
+  EXPECT_EQ(v->calibration.perf_db, "");
+  EXPECT_EQ(v->calibration.scale_from, base.source_path);
+  auto last = MakeVariant(base, *grid, SweepPoint(*grid, 3));
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->name, "h100[memory_bw=x2,gpus_per_node=8]");
+}
+
+TEST(SweepGrid, ScalesPeakAndDispatchGroups) {
+  Machine base = Base();
+  base.host.dispatch_s_by_kind["gemm"] = 4e-6;
+  SweepValue x2{true, 2, "x2"};
+  Machine m = base;
+  ASSERT_TRUE(ApplySweepValue("device.matrix_peak", x2, &m).ok());
+  ASSERT_TRUE(ApplySweepValue("host.dispatch", x2, &m).ok());
+  EXPECT_DOUBLE_EQ(m.device.peak_flops.bf16_matrix, 2 * base.device.peak_flops.bf16_matrix);
+  EXPECT_DOUBLE_EQ(m.device.peak_flops.tf32_matrix, 2 * base.device.peak_flops.tf32_matrix);
+  EXPECT_DOUBLE_EQ(m.device.peak_flops.fp32_vector, base.device.peak_flops.fp32_vector);
+  EXPECT_DOUBLE_EQ(m.host.dispatch_s_by_kind["gemm"], 8e-6);
+  EXPECT_DOUBLE_EQ(m.host.dispatch_s, 2 * base.host.dispatch_s);
+  // An absolute memory_bw keeps the measured/datasheet ratio.
+  Machine a = base;
+  SweepValue abs{false, 2 * base.device.memory_bw_bytes_per_s, "abs"};
+  ASSERT_TRUE(ApplySweepValue("device.memory_bw", abs, &a).ok());
+  EXPECT_DOUBLE_EQ(a.device.EffectiveMemoryBw(), 2 * base.device.EffectiveMemoryBw());
+}
+
+TEST(Sweep, BandwidthBoundStubGivesFomTwoAndRanksMemoryFirst) {
+  auto grid = ParseSweepGrid({"matrix_peak=x1,x4", "memory_bw=x1,x2"});
+  ASSERT_TRUE(grid.ok());
+  std::vector<Workload> workloads = {Synthetic("a", 10), Synthetic("b", 20), Synthetic("c", 50)};
+  SweepOptions options;
+  options.threads = 3;
+  auto r = RunSweep(workloads, Base(), *grid, BandwidthBound, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->variants.size(), 4u);
+  EXPECT_EQ(r->variants[0].name, "h100[matrix_peak=x1,memory_bw=x1]");
+  EXPECT_NEAR(r->variants[0].fom, 1, 1e-12);  // measured figure ignored
+  EXPECT_NEAR(r->variants[1].fom, 2, 1e-12);
+  EXPECT_NEAR(r->variants[2].fom, 1, 1e-12);
+  EXPECT_NEAR(r->variants[3].fom, 2, 1e-12);
+  ASSERT_EQ(r->sensitivity.size(), 2u);
+  EXPECT_EQ(r->sensitivity[0].field, "device.memory_bw");
+  EXPECT_NEAR(r->sensitivity[0].fom_range, 1, 1e-12);
+  EXPECT_NEAR(r->sensitivity[1].fom_range, 0, 1e-12);
+  const std::string csv = SweepCsv(*grid, *r);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "variant,matrix_peak,memory_bw,workload,step_time_s,unit_time_s,units_per_day,fom");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 4 * 3);
+}
+
+TEST(Sweep, NodesScaleConcurrentUnits) {
+  auto grid = ParseSweepGrid({"nodes=1,4"});
+  ASSERT_TRUE(grid.ok());
+  Machine base = Base();
+  auto r = RunSweep({Synthetic("a", 10)}, base, *grid, BandwidthBound);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NEAR(r->variants[1].fom / r->variants[0].fom, 4, 1e-12);
+}
+
+TEST(Sweep, StepErrorNamesTheVariant) {
+  auto grid = ParseSweepGrid({"memory_bw=x1,x2"});
+  ASSERT_TRUE(grid.ok());
+  StepTimeFn failing = [](const Workload& w, const Machine& m) -> Result<double> {
+    if (m.name.find("x2") != std::string::npos) return InvalidArgument("no model");
+    return 1.0;
+  };
+  auto r = RunSweep({Synthetic("a", 10)}, Base(), *grid, failing);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("h100[memory_bw=x2]"), std::string::npos)
+      << r.status().message();
+}
+
+}  // namespace
+}  // namespace dlsim
