@@ -3,12 +3,12 @@
 // Usage: estimate_bench [MODEL.onnx] [--batch N] [--machine M] [--reps R]
 #include <sys/resource.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "bench_util.h"
 #include "dlsim/cost/cost_model.h"
 #include "dlsim/estimate/estimator.h"
 #include "dlsim/machine/machine_io.h"
@@ -16,16 +16,8 @@
 
 namespace {
 
-double Now() {
-  using Clock = std::chrono::steady_clock;
-  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-}
-
-double PeakRssMib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024.0;
-}
+using dlsim::bench::NowS;
+using dlsim::bench::PeakRssMib;
 
 }  // namespace
 
@@ -55,9 +47,9 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     dlsim::ImportOptions io;
     io.batch = batch;
-    double t0 = Now();
+    double t0 = NowS();
     auto graph = dlsim::LoadOnnxModel(model, io);
-    double t1 = Now();
+    double t1 = NowS();
     if (!graph.ok()) {
       std::fprintf(stderr, "%s\n", graph.status().ToString().c_str());
       return 1;
@@ -65,7 +57,7 @@ int main(int argc, char** argv) {
     nodes = graph->nodes.size();
     dlsim::EstimateOptions eo;
     auto est = dlsim::EstimateModel(*graph, *cost, eo);
-    double t2 = Now();
+    double t2 = NowS();
     if (!est.ok()) {
       std::fprintf(stderr, "%s\n", est.status().ToString().c_str());
       return 1;

@@ -4,13 +4,13 @@
 // Usage: sweep_bench [--machine M] [--workload W.yaml] [--threads N]
 #include <sys/resource.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "dlsim/estimate/sweep.h"
 #include "dlsim/estimate/workload_estimate.h"
 #include "dlsim/machine/machine_io.h"
@@ -18,16 +18,8 @@
 
 namespace {
 
-double Now() {
-  using Clock = std::chrono::steady_clock;
-  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-}
-
-double PeakRssMib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024.0;
-}
+using dlsim::bench::NowS;
+using dlsim::bench::PeakRssMib;
 
 dlsim::Workload Synthetic(const std::string& name, int64_t batch) {
   dlsim::Workload w;
@@ -60,16 +52,16 @@ int Run(const char* label, const std::vector<dlsim::Workload>& workloads,
   if (!grid.ok()) return std::fprintf(stderr, "%s\n", grid.status().message().c_str()), 1;
   dlsim::SweepOptions options;
   options.threads = threads;
-  const double t0 = Now();
+  const double t0 = NowS();
   auto r = dlsim::RunSweep(workloads, base, *grid, fn, options);
-  const double wall_s = Now() - t0;
+  const double wall_s = NowS() - t0;
   if (!r.ok()) return std::fprintf(stderr, "%s\n", r.status().message().c_str()), 1;
-  const double t1 = Now();
+  const double t1 = NowS();
   const size_t csv_bytes = dlsim::SweepCsv(*grid, *r).size();
   std::printf("%-6s %6zu variants x %zu workloads: %.3f s, %.0f variants/s, csv %.3f s (%zu B), "
               "top field %s (range %.3f), peak RSS %.1f MiB\n",
               label, r->variants.size(), workloads.size(), wall_s, r->variants.size() / wall_s,
-              Now() - t1, csv_bytes, r->sensitivity[0].field.c_str(), r->sensitivity[0].fom_range,
+              NowS() - t1, csv_bytes, r->sensitivity[0].field.c_str(), r->sensitivity[0].fom_range,
               PeakRssMib());
   return 0;
 }
