@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   dlsim::cli::RegisterDbCommand(app, &exit_code);
   dlsim::cli::RegisterFomCommand(app, &exit_code);
   dlsim::cli::RegisterSweepCommand(app, &exit_code);
+  dlsim::cli::RegisterAnalyzeCommand(app, &exit_code);
+  dlsim::cli::RegisterCompareCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
