@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "nccl_bench.h"
 #include "runner.h"
 
 namespace {
@@ -15,6 +16,7 @@ const char kUsage[] =
     "                      [--no-cupti] [--device N] [--progress-seconds S]\n"
     "  dlsim-calibrate probe --out MACHINE.yaml [--datasheet FILE.yaml] [--device N]\n"
     "  dlsim-calibrate keys [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
+    "  dlsim-calibrate nccl --out TABLE.csv [--gpus N] [--max-bytes B] [--reps N]\n"
     "\n"
     "run      measures every key of the job lists (one kernel key per line, '#' comments;\n"
     "         docs/kernel-keys.md) and sweeps (gemm, conv, memory, launch, all) that is not\n"
@@ -27,7 +29,10 @@ const char kUsage[] =
     "probe    measures copy bandwidth, GEMM rates (8192^3 fp32/tf32/fp16/bf16) and launch\n"
     "         latency; writes a machine YAML skeleton (docs/machine-format.md), flagging\n"
     "         datasheet values the measurements contradict\n"
-    "keys     prints the keys of job lists and sweeps (no GPU needed)\n";
+    "keys     prints the keys of job lists and sweeps (no GPU needed)\n"
+    "nccl     times NCCL all-reduce, reduce-scatter and all-gather (fp16) from 1 KiB to\n"
+    "         --max-bytes (default 1 GiB, x4 steps) on the first N GPUs (default all);\n"
+    "         writes the CSV collective table of docs/parallel.md (needs an NCCL build)\n";
 
 bool NeedValue(int i, int argc, const char* flag) {
   if (i + 1 < argc) return true;
@@ -52,6 +57,7 @@ int main(int argc, char** argv) {
   const std::string cmd = argv[1];
   RunOptions run;
   ProbeOptions probe;
+  NcclOptions nccl;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     double v = 0;
@@ -77,13 +83,13 @@ int main(int argc, char** argv) {
       run.keys.push_back(argv[++i]);
     } else if (a == "--out") {
       if (!NeedValue(i, argc, "--out")) return kExitUsage;
-      run.out = probe.out = argv[++i];
+      run.out = probe.out = nccl.out = argv[++i];
     } else if (a == "--datasheet") {
       if (!NeedValue(i, argc, "--datasheet")) return kExitUsage;
       probe.datasheet = argv[++i];
     } else if (a == "--reps") {
       if (!number("--reps") || v < 1) return kExitUsage;
-      run.timing.reps = probe.timing.reps = int(v);
+      run.timing.reps = probe.timing.reps = nccl.reps = int(v);
     } else if (a == "--max-seconds") {
       if (!number("--max-seconds")) return kExitUsage;
       run.max_seconds = v;
@@ -96,6 +102,12 @@ int main(int argc, char** argv) {
     } else if (a == "--device") {
       if (!number("--device")) return kExitUsage;
       run.device = probe.device = int(v);
+    } else if (a == "--gpus") {
+      if (!number("--gpus") || v < 1) return kExitUsage;
+      nccl.gpus = int(v);
+    } else if (a == "--max-bytes") {
+      if (!number("--max-bytes") || v < 1024) return kExitUsage;
+      nccl.max_bytes = size_t(v);
     } else if (a == "--shuffle") {
       run.shuffle = true;
     } else if (a == "--no-cupti") {
@@ -119,6 +131,13 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     return ProbeCommand(probe);
+  }
+  if (cmd == "nccl") {
+    if (nccl.out.empty()) {
+      std::fprintf(stderr, "dlsim-calibrate nccl: --out is required\n%s", kUsage);
+      return kExitUsage;
+    }
+    return NcclCommand(nccl);
   }
   std::fprintf(stderr, "dlsim-calibrate: unknown command '%s'\n%s", cmd.c_str(), kUsage);
   return kExitUsage;
