@@ -20,9 +20,7 @@ fi
 export LD_LIBRARY_PATH="$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}"
 timeout 120 build-cal/dlsim-calibrate nccl --out "$OUT/nccl-$NAME.csv" --gpus "$N" >>"$LOG" 2>&1 \
   || echo "dlsim-calibrate nccl failed rc=$?" >>"$LOG"
-timeout 120 python3 bench/parallel/nccl_torch.py --out "$OUT/nccl-torch-$NAME.csv" --gpus "$N" \
-  >>"$LOG" 2>&1 || echo "nccl_torch failed rc=$?" >>"$LOG"
-for g in 1 "$N"; do
+for g in ${DDP_GPUS:-1 $N}; do
   timeout 180 python3 bench/parallel/ddp_reference.py --out "$OUT/ddp-$NAME.jsonl" --gpus "$g" \
     >>"$LOG" 2>&1 || echo "ddp gpus=$g failed rc=$?" >>"$LOG"
 done
