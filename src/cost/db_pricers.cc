@@ -24,7 +24,10 @@ class MeasuredPricer : public KernelPricer {
     c.p10_s = t->p10_ms * 1e-3;
     c.p90_s = t->p90_ms * 1e-3;
     c.algo = t->fastest_algo;
-    if (t->has_heuristic()) c.heuristic_time_s = t->heuristic_ms * 1e-3;
+    if (t->has_heuristic()) {
+      c.heuristic_time_s = t->heuristic_ms * 1e-3;
+      c.heuristic_algo = t->heuristic_algo;
+    }
     c.source = CostSource::kMeasured;
     c.bound = RooflineTime(call, device_, RooflineParams{}).bound;
     return c;

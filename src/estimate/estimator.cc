@@ -189,6 +189,20 @@ Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
   return e;
 }
 
+Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e) {
+  if (e->layers.size() < graph.nodes.size()) {
+    return Internal("estimate of " + e->model + " has fewer layers than the graph has nodes");
+  }
+  std::vector<Task> tasks = BuildTasks(graph, e->layers, e->mode == "training", host);
+  DLSIM_ASSIGN_OR_RETURN(ScheduleResult sched, Schedule(tasks));
+  e->critical_path.clear();
+  e->source_share.clear();
+  e->flops = e->bytes = e->p10_s = e->p90_s = 0;
+  e->kernel_count = 0;
+  Summarise(sched, tasks, e);
+  return Status::Ok();
+}
+
 int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,
                              double memory_bytes) {
   const double fixed = at_batch.total_bytes() - at_batch.activations_bytes;

@@ -173,6 +173,8 @@ void ParseCalibration(YamlFields f, const std::string& file, const std::string& 
   }
   c->db_gpu = f.String("db_gpu", Presence::kOptional);
   if (c->db_gpu.empty()) c->db_gpu = device_name;
+  const std::string algorithm_db = f.String("algorithm_db", Presence::kOptional);
+  if (!algorithm_db.empty()) c->algorithm_db = ResolveAgainstFileDir(file, algorithm_db);
   const std::string scale_from = f.String("scale_from", Presence::kOptional);
   if (!scale_from.empty()) {
     c->scale_from = ResolveAgainstFileDir(file, scale_from);

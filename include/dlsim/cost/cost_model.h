@@ -30,6 +30,7 @@ struct CallCost {
   Bound bound = Bound::kLatency;
   std::string algo;               // algorithm priced (measured convs)
   double heuristic_time_s = -1;   // time of cuDNN's heuristic pick, if known
+  std::string heuristic_algo;     // the heuristic's pick, "" if unknown
 };
 
 // One pricing source. Price returns nullopt when it cannot price the call.

@@ -76,6 +76,12 @@ struct Estimate {
 Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
                                const EstimateOptions& options);
 
+// Re-combines `e`'s layers after their calls, costs or fwd_s/bwd_s were
+// changed (what-if analyses): recomputes the one-stream, critical-path and
+// eager times, the critical path and the totals from e->layers, which must
+// be parallel to graph.nodes (plus the optimizer in training).
+Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e);
+
 // Largest batch whose training footprint fits in device memory, given the
 // footprint at `batch` (activations scale with batch, the rest does not).
 int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,

@@ -86,6 +86,10 @@ struct CalibrationSpec {
   std::string scale_from; // resolved path of the reference machine YAML
   // The perf_db path as written in the YAML, before resolution (for reports).
   std::string perf_db_as_written;
+  // Resolved path of a database holding every cuDNN algorithm per convolution
+  // with the heuristic's pick marked (dlsim-calibrate records), "" = none.
+  // Only `dlsim analyze` reads it; estimates never do.
+  std::string algorithm_db;
 };
 
 struct Machine {
