@@ -1,12 +1,127 @@
-// dlsim analyze (placeholder until the command lands).
+// dlsim analyze MODEL.onnx [--machine M] [--batch N] [--dtype D] ...:
+// optimisation advice ranked by the time it saves (docs/analyze.md).
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
+#include "dlsim/analyze/analyze.h"
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/report/report.h"
+#include "model_options.h"
 
 namespace dlsim::cli {
+namespace {
+
+struct AnalyzeArgs {
+  std::string model;
+  std::string machine = "h100";
+  std::string format = "table";
+  std::string algo_db;
+  int top = 5;
+  ModelOptions model_opts;
+};
+
+double Ms(double s) { return s * 1e3; }
+
+nlohmann::json AnalysisJson(const Analysis& a) {
+  const Estimate& e = a.baseline;
+  nlohmann::json advice = nlohmann::json::array();
+  int rank = 0;
+  for (const Advice& adv : a.advice) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (const LayerAdvice& l : adv.layers) {
+      layers.push_back({{"layer", l.layer}, {"detail", l.detail}, {"saved_ms", Ms(l.saved_s)}});
+    }
+    advice.push_back({{"rank", ++rank}, {"kind", adv.kind}, {"title", adv.title},
+                      {"note", adv.note}, {"baseline_ms", Ms(adv.baseline_s)},
+                      {"improved_ms", Ms(adv.improved_s)}, {"saved_ms", Ms(adv.saved_s())},
+                      {"saved_fraction", adv.baseline_s > 0 ? adv.saved_s() / adv.baseline_s : 0.0},
+                      {"layers", layers}});
+  }
+  return {{"model", e.model}, {"machine", e.machine}, {"batch", e.batch}, {"dtype", e.dtype},
+          {"mode", e.mode}, {"gpu_time_ms", Ms(e.gpu_time_s)},
+          {"critical_path_ms", Ms(e.critical_path_s)}, {"advice", advice}, {"notes", a.notes}};
+}
+
+void PrintTable(const Analysis& a, int top) {
+  const Estimate& e = a.baseline;
+  std::printf("%s on %s: batch %lld, %s, %s\n", e.model.c_str(), e.machine.c_str(),
+              static_cast<long long>(e.batch), e.dtype.c_str(), e.mode.c_str());
+  std::printf("baseline: one stream %s, critical path %s\n\n", FormatTime(e.gpu_time_s).c_str(),
+              FormatTime(e.critical_path_s).c_str());
+  if (a.advice.empty()) std::printf("no advice saves time\n");
+  int rank = 0;
+  for (const Advice& adv : a.advice) {
+    const double pct = adv.baseline_s > 0 ? 100 * adv.saved_s() / adv.baseline_s : 0;
+    std::printf("%d. [%s] %s\n   saves %s (%.1f %%): %s -> %s\n", ++rank, adv.kind.c_str(),
+                adv.title.c_str(), FormatTime(adv.saved_s()).c_str(), pct,
+                FormatTime(adv.baseline_s).c_str(), FormatTime(adv.improved_s).c_str());
+    if (!adv.note.empty()) std::printf("   %s\n", adv.note.c_str());
+    size_t shown = 0;
+    for (const LayerAdvice& l : adv.layers) {
+      if (top > 0 && shown == static_cast<size_t>(top)) break;
+      std::printf("     %10s  %s: %s\n", FormatTime(l.saved_s).c_str(), l.layer.c_str(),
+                  l.detail.c_str());
+      ++shown;
+    }
+    if (shown < adv.layers.size()) {
+      std::printf("     ... %zu more layers (--top 0 shows all)\n", adv.layers.size() - shown);
+    }
+    std::printf("\n");
+  }
+  if (!a.notes.empty()) std::printf("notes:\n");
+  for (const std::string& n : a.notes) std::printf("  - %s\n", n.c_str());
+}
+
+Status RunAnalyze(const AnalyzeArgs& args) {
+  if (args.format != "table" && args.format != "json") {
+    return InvalidArgument("--format must be table or json, got '" + args.format + "'");
+  }
+  if (args.top < 0) return InvalidArgument("--top must be 0 (all) or more");
+  DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(args.model_opts));
+  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
+  DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(args.model, args.model_opts));
+  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(machine));
+  if (eo.batch == 0 && !graph.inputs.empty()) {
+    const Tensor* in = graph.FindTensor(graph.inputs[0]);
+    if (in != nullptr && !in->dims.empty()) eo.batch = in->dims[0];
+  }
+  std::vector<std::string> notes;
+  DLSIM_ASSIGN_OR_RETURN(std::optional<TimingTable> algorithms,
+                         LoadAlgorithmTable(machine, args.algo_db, &notes));
+  AnalyzeOptions ao;
+  if (algorithms) ao.algorithms = &*algorithms;
+  DLSIM_ASSIGN_OR_RETURN(Analysis analysis, AnalyzeModel(graph, cost, eo, ao));
+  for (const std::string& w : analysis.baseline.warnings) ReportWarning(w);
+  analysis.notes.insert(analysis.notes.begin(), notes.begin(), notes.end());
+  if (args.format == "json") {
+    std::cout << AnalysisJson(analysis).dump(2) << "\n";
+  } else {
+    PrintTable(analysis, args.top);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 void RegisterAnalyzeCommand(CLI::App& app, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand("analyze", "(not yet available)");
-  cmd->callback([exit_code] {
-    *exit_code = ReportError(Unsupported("dlsim analyze is not built yet"));
+  auto args = std::make_shared<AnalyzeArgs>();
+  auto* cmd = app.add_subcommand(
+      "analyze", "optimisation advice (streams, algorithms, fusion, precision, layout), ranked");
+  cmd->add_option("model", args->model, "ONNX model file")->required();
+  cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
+      ->capture_default_str();
+  cmd->add_option("--format", args->format, "table or json")->capture_default_str();
+  cmd->add_option("--top", args->top, "table: layers shown per advice (0 = all)")
+      ->capture_default_str();
+  cmd->add_option("--algo-db", args->algo_db,
+                  "database with every cuDNN algorithm per convolution (default: the machine's "
+                  "calibration.algorithm_db)");
+  AddModelOptions(cmd, &args->model_opts, true);
+  cmd->callback([args, exit_code] {
+    Status s = RunAnalyze(*args);
+    *exit_code = s.ok() ? 0 : ReportError(s);
   });
 }
 
