@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   dlsim::cli::RegisterSweepCommand(app, &exit_code);
   dlsim::cli::RegisterAnalyzeCommand(app, &exit_code);
   dlsim::cli::RegisterCompareCommand(app, &exit_code);
+  dlsim::cli::RegisterCommCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

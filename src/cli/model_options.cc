@@ -18,6 +18,10 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
         ->capture_default_str();
     cmd->add_flag("--per-tensor-optimizer", opts->per_tensor_optimizer,
                   "one optimizer launch per parameter tensor (default: multi-tensor/foreach)");
+    cmd->add_option("--gpus", opts->gpus,
+                    "training: data-parallel GPUs; gradients all-reduced in buckets "
+                    "overlapped with backward (docs/parallel.md)")
+        ->capture_default_str();
   }
 }
 
@@ -73,6 +77,14 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
   lo.fuse_conv_bias_act = opts.fuse;
   eo.optimizer = o;
   eo.fused_optimizer = !opts.per_tensor_optimizer;
+  if (opts.gpus < 1 || opts.gpus > 100000) {
+    return InvalidArgument("--gpus must be between 1 and 100000, got " + std::to_string(opts.gpus));
+  }
+  if (opts.gpus > 1 && !lo.training) {
+    return InvalidArgument("--gpus " + std::to_string(opts.gpus) +
+                           " is for data-parallel training: add --mode training");
+  }
+  eo.data_parallel.gpus = opts.gpus;
   eo.dtype_name = d;
   eo.batch = opts.batch;
   return eo;

@@ -21,6 +21,7 @@ struct ModelOptions {
   std::string mode = "inference";
   std::string optimizer = "sgd_momentum";
   bool per_tensor_optimizer = false;  // default: multi-tensor (foreach) launches
+  int gpus = 1;                       // data-parallel GPUs (training)
   bool strict = false;
   bool fuse = false;
   std::string layout = "nchw";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gradient_allreduce.h"
+
 namespace dlsim {
 namespace {
 
@@ -68,6 +70,7 @@ std::vector<Task> BuildTasks(const Graph& graph, const std::vector<LayerEstimate
     t.name = layers[i].name + ".bwd";
     t.device_s = layers[i].bwd_s;
     t.dispatch_s = layers[i].bwd_s > 0 ? Dispatch(host, "backward") : 0.0;
+    t.dispatch_s += BucketCopyDispatchS(host, layers[i].calls);  // data parallel only
     t.deps.push_back(n - 1);  // the loss follows the last forward task
     t.deps.push_back(i);
     for (size_t c : consumers[i]) t.deps.push_back(bwd_index[c]);
@@ -161,6 +164,7 @@ Bound LayerEstimate::bound() const {
 Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
                                const EstimateOptions& options) {
   DLSIM_ASSIGN_OR_RETURN(LoweredGraph lowered, LowerGraph(graph, options.lowering));
+  if (options.lowering.training && options.data_parallel.gpus > 1) AddBucketCopies(graph, &lowered);
   Estimate e;
   e.model = graph.name;
   e.machine = cost.machine().name;
@@ -185,6 +189,10 @@ Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
                                        cost.machine().host);
   DLSIM_ASSIGN_OR_RETURN(ScheduleResult sched, Schedule(tasks));
   Summarise(sched, tasks, &e);
+  if (options.lowering.training && options.data_parallel.gpus > 1) {
+    DLSIM_RETURN_IF_ERROR(AddGradientAllReduce(graph, tasks, sched, cost.machine(),
+                                               options.data_parallel, &e));
+  }
   e.memory = Footprint(graph, options);
   return e;
 }

@@ -46,6 +46,7 @@ Result<Graph> LoadWorkloadModel(const Workload& w) {
 
 Result<Estimate> EstimateWorkloadStep(const Workload& workload, const Machine& machine) {
   DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, WorkloadEstimateOptions(workload));
+  if (eo.lowering.training) eo.data_parallel.gpus = static_cast<int>(GpusPerUnit(workload, machine));
   DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadWorkloadModel(workload));
   DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(machine));
   return EstimateModel(graph, cost, eo);
@@ -60,6 +61,7 @@ StepTimeFn MakeStepTimeFn() {
   auto cache = std::make_shared<Cache>();
   return [cache](const Workload& w, const Machine& m) -> Result<double> {
     DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, WorkloadEstimateOptions(w));
+    if (eo.lowering.training) eo.data_parallel.gpus = static_cast<int>(GpusPerUnit(w, m));
     std::shared_ptr<Graph> graph;
     std::shared_ptr<CostModel> cost;
     {

@@ -122,7 +122,7 @@ void ParseLinkFields(YamlFields& f, LinkSpec* link) {
   link->latency_s = f.NonNegative("latency_us", 0, kMaxUs) * kMicro;
 }
 
-void ParseNode(YamlFields f, NodeSpec* n) {
+void ParseNode(YamlFields f, const std::string& file, NodeSpec* n) {
   n->gpus_per_node =
       static_cast<int>(f.PositiveInt("gpus_per_node", Presence::kOptional, kMaxGpusPerNode, 1));
   if (f.Has("scale_up")) {
@@ -142,6 +142,14 @@ void ParseNode(YamlFields f, NodeSpec* n) {
     f.Fail("nic", "required section is missing (nics_per_node is given)");
   }
   f.Allow("nic");
+  n->collective_launch_s = f.NonNegative("collective_launch_us", 0, kMaxUs) * kMicro;
+  for (const YAML::Node& t : f.Sequence("collective_tables", Presence::kOptional)) {
+    if (!t.IsScalar() || t.as<std::string>().empty()) {
+      f.Fail("collective_tables", "each entry must be a file path (CSV of dlsim-calibrate nccl)");
+      continue;
+    }
+    n->collective_tables.push_back(ResolveAgainstFileDir(file, t.as<std::string>()));
+  }
   f.Finish();
 }
 
@@ -236,7 +244,7 @@ Result<Machine> ParseMachine(const YAML::Node& doc, const std::string& file) {
   m.description = root.String("description", Presence::kOptional);
   ParseDevice(root.Map("device", Presence::kRequired), &m.device);
   if (root.Has("host")) ParseHost(root.Map("host", Presence::kOptional), &m.host);
-  if (root.Has("node")) ParseNode(root.Map("node", Presence::kOptional), &m.node);
+  if (root.Has("node")) ParseNode(root.Map("node", Presence::kOptional), file, &m.node);
   if (root.Has("system")) ParseSystem(root.Map("system", Presence::kOptional), &m.system);
   root.Allow("host");
   root.Allow("node");

@@ -73,6 +73,12 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
             {"parameters", e.parameter_count},
             {"source_share", e.source_share},
             {"memory", memory},
+            {"data_parallel", {{"gpus", e.data_parallel.gpus},
+                                {"buckets", e.data_parallel.buckets},
+                                {"gradient_bytes", e.data_parallel.gradient_bytes},
+                                {"allreduce_ms", e.data_parallel.allreduce_s * 1e3},
+                                {"exposed_ms", e.data_parallel.exposed_s * 1e3},
+                                {"method", e.data_parallel.method}}},
             {"critical_path", e.critical_path},
             {"warnings", e.warnings},
             {"layers", std::move(layers)}};

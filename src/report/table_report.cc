@@ -65,6 +65,16 @@ void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOption
     std::snprintf(buf, sizeof buf, "%-28s %s\n", "memory footprint", FormatBytes(e.memory.total_bytes()).c_str());
     out << buf;
   }
+  const DataParallelStep& dp = e.data_parallel;
+  if (dp.gpus > 1) {
+    std::snprintf(buf, sizeof buf,
+                  "%-28s %d GPUs: %s of gradients in %d buckets, all-reduce %s (%s), "
+                  "%s not hidden by backward (included above)\n",
+                  "data parallel", dp.gpus, FormatBytes(dp.gradient_bytes).c_str(), dp.buckets,
+                  FormatTime(dp.allreduce_s).c_str(), dp.method.c_str(),
+                  FormatTime(dp.exposed_s).c_str());
+    out << buf;
+  }
 }
 
 void WriteEstimateCsv(std::ostream& out, const Estimate& e) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dlsim/cost/cost_model.h"
+#include "dlsim/estimate/data_parallel.h"
 #include "dlsim/engine/schedule.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/ops/lowering.h"
@@ -20,6 +21,7 @@ struct EstimateOptions {
   bool fused_optimizer = true;  // one launch over all parameters (PyTorch foreach default)
   int64_t batch = 0;             // for reports; 0 = as in the graph
   std::string dtype_name = "fp32";
+  DataParallelOptions data_parallel;  // training across GPUs
 };
 
 struct LayerEstimate {
@@ -71,6 +73,7 @@ struct Estimate {
   std::map<std::string, double> source_share;  // source name -> share of time
   MemoryFootprint memory;
   std::vector<std::string> warnings;
+  DataParallelStep data_parallel;  // gpus 1: none
 };
 
 Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,

@@ -66,6 +66,12 @@ struct NodeSpec {
   LinkSpec scale_up;   // GPU <-> GPU inside a node
   int nics_per_node = 0;
   LinkSpec nic;        // one NIC, node <-> network
+  // Measured NCCL tables (CSV of `dlsim-calibrate nccl`), resolved paths;
+  // collectives they cover are priced from them, others by alpha-beta.
+  std::vector<std::string> collective_tables;
+  // Fixed cost of one collective (NCCL launch and protocol set-up), on top
+  // of the per-step link latency.
+  double collective_launch_s = 0;
 };
 
 struct NetworkTier {

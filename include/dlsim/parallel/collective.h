@@ -1,0 +1,96 @@
+// Collective communication times (docs/parallel.md): the alpha-beta model of
+// ring and tree algorithms per network tier, hierarchical across nodes, and
+// NCCL tables measured by `dlsim-calibrate nccl` where a machine names them.
+// Sizes follow nccl-tests: `bytes` is the whole buffer (all-reduce: the
+// buffer on each rank; reduce-scatter: its input; all-gather: its output).
+#ifndef DLSIM_PARALLEL_COLLECTIVE_H_
+#define DLSIM_PARALLEL_COLLECTIVE_H_
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dlsim/machine/machine.h"
+#include "dlsim/util/status.h"
+
+namespace dlsim {
+
+enum class Collective { kAllReduce, kReduceScatter, kAllGather };
+const char* CollectiveName(Collective c);  // "all_reduce", ...
+Result<Collective> ParseCollective(const std::string& name);
+
+// An achievable link: a fixed cost per collective, a latency per algorithm
+// step and the bandwidth per direction.
+struct AlphaBeta {
+  double launch_s = 0;
+  double alpha_s = 0;
+  double bw_bytes_per_s = 0;
+};
+// line rate x efficiency; `launch_s` the node's collective_launch_s.
+AlphaBeta LinkAlphaBeta(const LinkSpec& link, double launch_s);
+
+// Ring over p ranks: launch + k alpha + k/p S/B with k = 2(p-1) steps for
+// all-reduce and p-1 for reduce-scatter and all-gather. One rank: 0.
+double RingTimeS(Collective c, int ranks, double bytes, const AlphaBeta& link);
+// Pipelined tree all-reduce (reduce, then broadcast, each moving the whole
+// buffer through a rank): launch + 2 ceil(log2 p) alpha + 2 S/B. Beats the
+// ring on small messages over many ranks (across nodes), never on large ones.
+double TreeAllReduceTimeS(int ranks, double bytes, const AlphaBeta& link);
+
+// Measured collective times, by (collective, GPU count), sizes ascending.
+class CollectiveTable {
+ public:
+  struct Point {
+    double bytes = 0;
+    double time_s = 0;
+  };
+  // Reads the CSV `dlsim-calibrate nccl` writes; errors name file and line.
+  static Result<CollectiveTable> Load(const std::string& path);
+  void Add(Collective c, int gpus, Point p);  // keeps sizes sorted
+  void Merge(const CollectiveTable& other);   // other's rows win on equal keys
+  // Log-log interpolation between measured sizes; below the smallest, its
+  // time; above the largest, that point's bandwidth. False when the table has
+  // no rows for (c, gpus).
+  bool TimeS(Collective c, int gpus, double bytes, double* time_s) const;
+  bool Has(Collective c, int gpus) const;
+  const std::vector<Point>* Rows(Collective c, int gpus) const;
+  std::vector<std::pair<Collective, int>> Keys() const;
+  const std::vector<std::string>& sources() const { return sources_; }
+  void AddSource(std::string s) { sources_.push_back(std::move(s)); }
+
+ private:
+  std::map<std::pair<Collective, int>, std::vector<Point>> rows_;
+  std::vector<std::string> sources_;
+};
+
+// The ring link (launch, alpha, bandwidth) that fits every row of `table`
+// best: least squares on relative error, each term kept non-negative.
+// False when the table has fewer than three rows or no size dependence.
+bool FitRingLink(const CollectiveTable& table, AlphaBeta* link);
+
+struct CommTime {
+  double time_s = 0;
+  std::string method;  // "nccl table", "ring", "tree", "hierarchical"
+};
+
+// The collectives of one machine: its tables first, else alpha-beta over its
+// node (scale_up link) and system (NIC per GPU share) tiers.
+class CollectiveModel {
+ public:
+  // Loads the tables the machine's node names (node.collective_tables).
+  static Result<CollectiveModel> ForMachine(const Machine& machine);
+  CollectiveModel(const Machine& machine, CollectiveTable table);
+  CommTime Time(Collective c, int gpus, double bytes) const;
+  // The alpha-beta estimate alone (what the table is compared against).
+  CommTime AlphaBetaTime(Collective c, int gpus, double bytes) const;
+  const CollectiveTable& table() const { return table_; }
+
+ private:
+  NodeSpec node_;
+  CollectiveTable table_;
+};
+
+}  // namespace dlsim
+
+#endif  // DLSIM_PARALLEL_COLLECTIVE_H_

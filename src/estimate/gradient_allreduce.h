@@ -1,0 +1,55 @@
+// Internal: the gradient all-reduce of a data-parallel training step,
+// overlapped with backward on its own stream (docs/parallel.md).
+#ifndef DLSIM_ESTIMATE_GRADIENT_ALLREDUCE_H_
+#define DLSIM_ESTIMATE_GRADIENT_ALLREDUCE_H_
+
+#include <vector>
+
+#include "dlsim/engine/schedule.h"
+#include "dlsim/estimate/data_parallel.h"
+#include "dlsim/estimate/estimator.h"
+#include "dlsim/machine/machine.h"
+#include "dlsim/model/graph.h"
+#include "dlsim/ops/lowering.h"
+#include "dlsim/parallel/collective.h"
+
+namespace dlsim {
+
+// Gradient bytes (fp32) that become ready with each node's backward: a
+// parameter used by several nodes is ready after the first user's backward
+// (the last to run).
+std::vector<double> GradientBytesByNode(const Graph& graph);
+
+// The library_call of the per-parameter-tensor bucket copies DDP adds.
+inline constexpr const char* kDdpBucketCopy = "ddp_grad_bucket_copy";
+
+// Adds to each node's backward, per parameter tensor it owns (see
+// GradientBytesByNode), DistributedDataParallel's memory traffic: the
+// gradient copied into its bucket, divided by the world size there, and
+// copied back after the all-reduce (three read+write passes, one call).
+void AddBucketCopies(const Graph& graph, LoweredGraph* lowered);
+
+// Host cost of those copies in eager mode: the autograd hook and the two
+// copies per tensor (host.dispatch_us_by_kind.ddp_per_tensor, else twice the
+// elementwise dispatch).
+double BucketCopyDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls);
+
+// Buckets `grad_bytes` in reverse node order, prices each bucket's
+// all-reduce when its last gradient is ready (`ready_s[i]`: end of node i's
+// backward) on one communication stream, and returns the step's extra time
+// over `backward_end_s`.
+DataParallelStep PriceGradientAllReduce(const std::vector<double>& grad_bytes,
+                                        const std::vector<double>& ready_s,
+                                        double backward_end_s, const CollectiveModel& comm,
+                                        const DataParallelOptions& options);
+
+// Adds the all-reduce of a training step's gradients to `e` (its times and
+// e->data_parallel), from the step's one-stream schedule: `tasks` as the
+// estimator built them (forward per node, then backward in reverse order).
+Status AddGradientAllReduce(const Graph& graph, const std::vector<Task>& tasks,
+                            const ScheduleResult& sched, const Machine& machine,
+                            const DataParallelOptions& options, Estimate* e);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_ESTIMATE_GRADIENT_ALLREDUCE_H_

@@ -1,0 +1,170 @@
+#include "dlsim/parallel/collective.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "../../src/estimate/gradient_allreduce.h"
+
+namespace dlsim {
+namespace {
+
+const AlphaBeta kLink{10e-6, 2e-6, 100e9};  // 10 us launch, 2 us/step, 100 GB/s
+
+TEST(RingTest, AllReduceMatchesHandComputedValue) {
+  // p = 4, S = 400 MB: 10 + 6 x 2 us + 6/4 x 400e6 / 100e9 s = 22 us + 6 ms.
+  EXPECT_DOUBLE_EQ(RingTimeS(Collective::kAllReduce, 4, 400e6, kLink), 22e-6 + 6e-3);
+}
+
+TEST(RingTest, ReduceScatterAndAllGatherTakeHalfTheSteps) {
+  // p = 4: 10 + 3 x 2 us + 3/4 x 400e6 / 100e9 = 16 us + 3 ms.
+  EXPECT_DOUBLE_EQ(RingTimeS(Collective::kReduceScatter, 4, 400e6, kLink), 16e-6 + 3e-3);
+  EXPECT_DOUBLE_EQ(RingTimeS(Collective::kAllGather, 4, 400e6, kLink), 16e-6 + 3e-3);
+}
+
+TEST(RingTest, OneRankCostsNothing) {
+  EXPECT_EQ(RingTimeS(Collective::kAllReduce, 1, 1e9, kLink), 0.0);
+}
+
+TEST(TreeTest, AllReduceMatchesHandComputedValue) {
+  // p = 8: 10 + 2 x 3 x 2 us + 2 x 1e6 / 100e9 s = 22 us + 20 us.
+  EXPECT_DOUBLE_EQ(TreeAllReduceTimeS(8, 1e6, kLink), 42e-6);
+}
+
+Machine TwoNodeMachine() {
+  Machine m;
+  m.node.gpus_per_node = 4;
+  m.node.collective_launch_s = 10e-6;
+  m.node.scale_up = LinkSpec{"nvlink", 200e9, 0.5, 2e-6};  // 100 GB/s achievable
+  m.node.nics_per_node = 2;
+  m.node.nic = LinkSpec{"ib", 50e9, 1.0, 5e-6};  // shared by 2 GPUs: 25 GB/s each
+  m.system.nodes = 2;
+  return m;
+}
+
+TEST(CollectiveModelTest, InsideOneNodeUsesTheRing) {
+  CollectiveModel model(TwoNodeMachine(), CollectiveTable());
+  CommTime t = model.Time(Collective::kAllReduce, 4, 400e6);
+  EXPECT_EQ(t.method, "ring");
+  EXPECT_DOUBLE_EQ(t.time_s, 22e-6 + 6e-3);
+}
+
+TEST(CollectiveModelTest, AcrossNodesIsHierarchical) {
+  CollectiveModel model(TwoNodeMachine(), CollectiveTable());
+  CommTime t = model.Time(Collective::kAllReduce, 8, 400e6);
+  EXPECT_EQ(t.method, "hierarchical");
+  // Reduce-scatter in the node: 16 us + 3 ms. Across 2 nodes on a 100 MB
+  // shard at 25 GB/s, 5 us per step, no launch: ring 2 x 5 us + 100e6/25e9
+  // = 4.01 ms; tree 2 x 5 us + 2 x 4 ms: ring. All-gather: 6 us + 3 ms
+  // (the launch is counted once).
+  EXPECT_NEAR(t.time_s, (16e-6 + 3e-3) + (10e-6 + 4e-3) + (6e-6 + 3e-3), 1e-12);
+}
+
+TEST(CollectiveTableTest, InterpolatesLogLogAndExtrapolatesAtTheLastBandwidth) {
+  CollectiveTable table;
+  table.Add(Collective::kAllReduce, 2, {1e3, 10e-6});
+  table.Add(Collective::kAllReduce, 2, {1e5, 1000e-6});
+  double t = 0;
+  ASSERT_TRUE(table.TimeS(Collective::kAllReduce, 2, 1e4, &t));
+  EXPECT_NEAR(t, 100e-6, 1e-12);  // halfway in log size: geometric mean
+  ASSERT_TRUE(table.TimeS(Collective::kAllReduce, 2, 10, &t));
+  EXPECT_DOUBLE_EQ(t, 10e-6);
+  ASSERT_TRUE(table.TimeS(Collective::kAllReduce, 2, 2e5, &t));
+  EXPECT_DOUBLE_EQ(t, 2000e-6);
+  EXPECT_FALSE(table.TimeS(Collective::kAllReduce, 4, 1e4, &t));
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CollectiveTableTest, LoadsTheCalibratorCsv) {
+  const std::string path = WriteFile("ok.csv",
+                                     "# NCCL 22803, 2 x GPU\n"
+                                     "collective,gpus,bytes,time_us,min_us,max_us,algbw_gbs,busbw_gbs\n"
+                                     "all_reduce,2,1024,16.5,16,17,0.06,0.06\n"
+                                     "all_gather,2,1024,13.5,13,14,0.07,0.04\n");
+  auto table = CollectiveTable::Load(path);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  double t = 0;
+  ASSERT_TRUE(table->TimeS(Collective::kAllGather, 2, 1024, &t));
+  EXPECT_DOUBLE_EQ(t, 13.5e-6);
+  EXPECT_EQ(table->sources().at(0), "NCCL 22803, 2 x GPU");
+}
+
+TEST(CollectiveTableTest, BadRowsNameTheFileAndLine) {
+  const std::string header = "collective,gpus,bytes,time_us\n";
+  struct Case {
+    std::string text, words;
+  } cases[] = {
+      {"", "no collective timings"},
+      {"bytes,time\n", ":1: expected the header"},
+      {header + "all_reduce,2,1024,nan\n", ":2: time_us must be a positive number"},
+      {header + "broadcast,2,1024,5\n", ":2: unknown collective 'broadcast'"},
+      {header + "all_reduce,0,1024,5\n", ":2: gpus must be a positive integer"},
+      {header + "all_reduce,2,-5,5\n", ":2: bytes must be a positive number"},
+      {header + "all_reduce,2\n", ":2: expected at least 4"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = WriteFile("bad.csv", c.text);
+    auto table = CollectiveTable::Load(path);
+    ASSERT_FALSE(table.ok()) << c.text;
+    EXPECT_NE(table.status().message().find(path), std::string::npos);
+    EXPECT_NE(table.status().message().find(c.words), std::string::npos)
+        << table.status().message();
+  }
+  EXPECT_FALSE(CollectiveTable::Load("/nonexistent/t.csv").ok());
+}
+
+TEST(LinkFitTest, RecoversTheLinkThatMadeTheTable) {
+  CollectiveTable table;
+  for (int p : {2, 4}) {
+    for (double s = 1e3; s <= 1e9; s *= 10) {
+      for (Collective c : {Collective::kAllReduce, Collective::kAllGather}) {
+        table.Add(c, p, {s, RingTimeS(c, p, s, kLink)});
+      }
+    }
+  }
+  AlphaBeta fit;
+  ASSERT_TRUE(FitRingLink(table, &fit));
+  EXPECT_NEAR(fit.launch_s, 10e-6, 1e-9);
+  EXPECT_NEAR(fit.alpha_s, 2e-6, 1e-9);
+  EXPECT_NEAR(fit.bw_bytes_per_s, 100e9, 1e3);
+}
+
+TEST(GradientAllReduceTest, BucketsInBackwardOrderOnOneStream) {
+  // Four nodes with 1, 0, 2 and 1 MiB of gradients; backward ends at
+  // 4, (3), 2 and 1 ms for nodes 0..3. Buckets: first 1 MiB {node 3} ready
+  // at 1 ms, then 25 MiB cap: {2, 0} closed at the end, ready at 4 ms.
+  const double mib = 1 << 20;
+  CollectiveTable none;
+  Machine m;
+  m.node.gpus_per_node = 2;
+  m.node.scale_up = LinkSpec{"nvlink", 100e9, 1.0, 0.0};
+  CollectiveModel comm(m, none);
+  DataParallelOptions options;
+  options.gpus = 2;
+  DataParallelStep step = PriceGradientAllReduce({1 * mib, 0, 2 * mib, 1 * mib},
+                                                 {4e-3, 3e-3, 2e-3, 1e-3}, 4e-3, comm, options);
+  EXPECT_EQ(step.buckets, 2);
+  EXPECT_DOUBLE_EQ(step.gradient_bytes, 4 * mib);
+  // Ring over 2 ranks at 100 GB/s: S/B each. The second bucket starts at
+  // 4 ms, so all of it is exposed.
+  EXPECT_DOUBLE_EQ(step.allreduce_s, 4 * mib / 100e9);
+  EXPECT_NEAR(step.exposed_s, 3 * mib / 100e9, 1e-15);
+  EXPECT_EQ(step.method, "ring");
+}
+
+TEST(GradientAllReduceTest, OneGpuAddsNothing) {
+  const Machine machine;
+  const CollectiveModel comm(machine, CollectiveTable{});
+  DataParallelStep step = PriceGradientAllReduce({1e6}, {1e-3}, 1e-3, comm, DataParallelOptions());
+  EXPECT_EQ(step.buckets, 0);
+  EXPECT_EQ(step.exposed_s, 0.0);
+}
+
+}  // namespace
+}  // namespace dlsim
