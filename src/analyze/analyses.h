@@ -29,6 +29,10 @@ void RetotalLayer(LayerEstimate* layer);
 void SortLayers(std::vector<LayerAdvice>* layers);
 // The share of `e`'s kernel time priced by measurements, in [0, 1].
 double MeasuredShare(const Estimate& e);
+// True when `variant` is priced by measurements about as much as `baseline`
+// (at least 90 %, or the baseline's share when that is lower): a variant
+// priced mostly by fitted models or the roofline could win on a fit's error.
+bool WellMeasured(const Estimate& variant, const Estimate& baseline);
 
 // Each analysis appends its advice (when it saves time) to out->advice and
 // otherwise a line to out->notes.

@@ -55,6 +55,10 @@ double MeasuredShare(const Estimate& e) {
   return total > 0 ? measured / total : 0;
 }
 
+bool WellMeasured(const Estimate& variant, const Estimate& baseline) {
+  return MeasuredShare(variant) >= std::min(0.9, MeasuredShare(baseline));
+}
+
 }  // namespace analyze
 
 Result<Analysis> AnalyzeModel(const Graph& graph, const CostModel& cost,

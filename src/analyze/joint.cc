@@ -14,19 +14,16 @@ std::string Join(const std::vector<std::string>& parts) {
   return s;
 }
 
-// The fastest precision among those priced by measurements about as much as
-// the baseline: a variant priced mostly by fitted models or the roofline
-// could win on a fit's error alone.
+// The fastest precision among the well-measured ones.
 const Estimate* BestPrecision(const Context& ctx, const std::vector<PrecisionVariant>& variants,
                               std::vector<std::string>* left_out) {
-  const double min_share = std::min(0.9, MeasuredShare(ctx.baseline));
   const Estimate* best = &ctx.baseline;
   for (const PrecisionVariant& v : variants) {
     if (!(v.estimate.gpu_time_s < ctx.baseline.gpu_time_s)) continue;
-    const double share = MeasuredShare(v.estimate);
-    if (share < min_share) {
+    if (!WellMeasured(v.estimate, ctx.baseline)) {
       char buf[96];
-      std::snprintf(buf, sizeof buf, "%s (%.0f %% measured)", v.name.c_str(), share * 100);
+      std::snprintf(buf, sizeof buf, "%s (%.0f %% measured)", v.name.c_str(),
+                    MeasuredShare(v.estimate) * 100);
       left_out->push_back(buf);
       continue;
     }
@@ -44,15 +41,16 @@ Status AnalyzeJoint(const Context& ctx, const std::vector<PrecisionVariant>& var
   std::vector<std::string> parts;
   if (best != &ctx.baseline) parts.push_back(best->dtype);
   Estimate e = *best;
-  const auto groups = FindFusionGroups(ctx.graph, ctx.options.lowering.training);
-  const FusionResult fusion = ApplyFusion(ctx.graph, groups, ctx.cost, &e);
-  if (fusion.groups > 0) parts.push_back("fused conv+bias+act (" + std::to_string(fusion.groups) + ")");
+  // Layout first: the fused call inherits the convolution's layout and price.
   const LayoutResult layout = FindLayoutChanges(e, ctx.cost, ctx.analyze.algorithms);
   if (layout.saved_s() > 0) {
     ApplyLayout(layout, &e);
     parts.push_back(layout.to + " where measured (" + std::to_string(layout.changes.size()) +
                     " calls)");
   }
+  const auto groups = FindFusionGroups(ctx.graph, ctx.options.lowering.training);
+  const FusionResult fusion = ApplyFusion(ctx.graph, groups, ctx.cost, &e);
+  if (fusion.groups > 0) parts.push_back("fused conv+bias+act (" + std::to_string(fusion.groups) + ")");
   DLSIM_RETURN_IF_ERROR(RescheduleEstimate(ctx.graph, ctx.cost.machine().host, &e));
   const double overlap_s = e.gpu_time_s - e.critical_path_s;
   if (overlap_s > 0) parts.push_back("concurrent streams");

@@ -70,6 +70,14 @@ void AnalyzePrecision(const Context& ctx, const std::vector<PrecisionVariant>& v
                            FormatSeconds(base.gpu_time_s) + ")");
       continue;
     }
+    if (!WellMeasured(v.estimate, base)) {
+      out->notes.push_back("precision: " + v.name + " estimated at " +
+                           FormatSeconds(v.estimate.gpu_time_s) + " but only " +
+                           Percent(MeasuredShare(v.estimate)) +
+                           " of it priced by measurements (the rest fitted or roofline): "
+                           "too little data to advise it");
+      continue;
+    }
     Advice a;
     a.kind = "precision";
     a.title = Title(v.name);

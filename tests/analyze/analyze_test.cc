@@ -393,6 +393,22 @@ TEST(AnalyzePrecision, FasterPrecisionsAreAdviceSlowerOnesNotes) {
   EXPECT_TRUE(HasNote(*a, "precision: bf16 is not faster"));
 }
 
+TEST(AnalyzePrecision, AVariantPricedMostlyByTheRooflineIsANoteNotAdvice) {
+  // fp16 is not in the database: the roofline prices it (far faster).
+  auto cost = Synthetic([](const KernelCall& call) {
+    return call.dtype == DType::kFloat16 ? std::nullopt : BranchPrices(call);
+  });
+  auto a = Analyze(TwoBranches(), cost, {"fp16"});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(Find(*a, "precision"), nullptr);
+  EXPECT_TRUE(HasNote(*a, "precision: fp16 estimated at"));
+  const Advice* j = Find(*a, "joint");
+  ASSERT_NE(j, nullptr);
+  EXPECT_EQ(j->improved_s, 3.5 * kT);  // concurrent streams only, at fp32
+  EXPECT_NE(j->note.find("left out for want of measurements: fp16 (0 % measured)"),
+            std::string::npos) << j->note;
+}
+
 TEST(AnalyzeJoint, BestPrecisionAndConcurrentStreamsTogetherRankedFirst) {
   auto a = Analyze(TwoBranches(), Synthetic(PrecisionPrices), {"fp16", "bf16"});
   ASSERT_TRUE(a.ok()) << a.status().ToString();

@@ -16,6 +16,7 @@ device:
   peak_tflops: {fp32_vector: 10}
   memory_gib: 16
   memory_bw_gbs: 500
+  l2_mib: 4
 calibration:
   perf_db: x.sqlite
   algorithm_db: ../cal/x-cudnn.sqlite
