@@ -13,7 +13,8 @@ namespace analyze {
 std::string FormatSeconds(double s) {
   char buf[48];
   const double a = s < 0 ? -s : s;
-  if (a > 0 && a < 1e-3) {
+  if (a == 0) return "0";
+  if (a < 1e-3) {
     std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
   } else {
     std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);

@@ -92,7 +92,8 @@ void AnalyzeConvAlgorithms(const Context& ctx, Analysis* out) {
   a.improved_s = e.gpu_time_s;
   a.baseline_s = e.gpu_time_s + saved;
   a.title = "Benchmark convolution algorithms (cudnn.benchmark = True): cuDNN's heuristic picks a "
-            "slower one for " + std::to_string(a.layers.size()) + " layers";
+            "slower one for " + std::to_string(a.layers.size()) +
+            (a.layers.size() == 1 ? " layer" : " layers");
   a.note = coverage + "; picks within 5 % of the fastest are taken as noise; the estimate already prices the fastest algorithm, so the baseline here "
            "is the estimate plus the heuristic's extra time";
   out->advice.push_back(std::move(a));

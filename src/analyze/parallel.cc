@@ -40,7 +40,8 @@ void AnalyzeParallel(const Context& ctx, Analysis* out) {
   }
   SortLayers(&a.layers);
   a.title = "Run independent branches on concurrent CUDA streams (" +
-            std::to_string(a.layers.size()) + " layers off the critical path)";
+            std::to_string(a.layers.size()) +
+            (a.layers.size() == 1 ? " layer" : " layers") + " off the critical path)";
   a.note = "critical path with unlimited streams and no slowdown when kernels share the GPU: "
            "a lower bound on what streams can reach";
   out->advice.push_back(std::move(a));
