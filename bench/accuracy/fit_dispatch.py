@@ -11,7 +11,14 @@ and prints the `host.dispatch_us_by_kind` block for the machine YAML.
 The framework's micro-benchmark of single small ops (reference_runs.py
 --overhead) is printed beside it for comparison.
 
-Usage: fit_dispatch.py [--dlsim build/dlsim] [--gpu h100]
+With --training it fits the backward side instead, on the host-bound
+training steps (batch 32, fp32, SGD with momentum) of the tuned-on models:
+eager time minus the forward's dispatch (from the fit above) and the
+optimizer's launches is split into a cost per node with a backward
+(`backward`) and per parameter tensor (`optimizer_per_tensor`: autograd's
+accumulation, zero_grad and the optimizer's Python loop).
+
+Usage: fit_dispatch.py [--dlsim build/dlsim] [--gpu h100] [--training]
 """
 import argparse
 import json
@@ -64,12 +71,61 @@ def nnls(rows, targets, names, iters=4000):
     return x
 
 
+def estimate_json(dlsim, model, *extra):
+    onnx = os.path.join(os.environ.get("DLSIM_ZOO", os.path.join(ROOT, "tests", "data", "zoo")), model + ".onnx")
+    p = subprocess.run([dlsim, "estimate", onnx, "--format", "json", *extra],
+                       capture_output=True, text=True, cwd=ROOT)
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def float_initializers(model):
+    import onnx  # python3-onnx
+    path = os.path.join(ROOT, "tests", "data", "zoo", model + ".onnx")
+    m = onnx.load(path, load_external_data=False)
+    floats = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16}
+    return sum(1 for t in m.graph.initializer if t.data_type in floats)
+
+
+def fit_training(args, ref):
+    rows, targets, labels = [], [], []
+    for (model, mode, dtype, batch), r in sorted(ref.items()):
+        if mode != "training" or dtype != "fp32" or held_out(model) or "eager_ms" not in r:
+            continue
+        if r["eager_ms"] < 1.3 * r["gpu_ms"]:
+            continue  # not host-bound
+        fwd = estimate_json(args.dlsim, model, "--batch", str(batch))
+        train = estimate_json(args.dlsim, model, "--batch", str(batch), "--mode", "training")
+        if fwd is None or train is None:
+            continue
+        n_bwd = sum(1 for layer in train["layers"] if layer["bwd_ms"] > 0)
+        optimizer_launch_us = 30.0  # host.dispatch_us_by_kind.optimizer, one fused launch
+        target = r["eager_ms"] * 1000.0 - fwd["host_dispatch_ms"] * 1000.0 - optimizer_launch_us
+        if target <= 0:
+            continue
+        rows.append({"backward": n_bwd, "optimizer_per_tensor": float_initializers(model)})
+        targets.append(target)
+        labels.append(model)
+    names = ["backward", "optimizer_per_tensor"]
+    x = nnls(rows, targets, names)
+    print(f"# fitted on {len(rows)} host-bound training steps (batch 32, fp32, tuned-on models): "
+          f"{', '.join(labels)}")
+    for row, t, lab in zip(rows, targets, labels):
+        pred = sum(x[n] * row[n] for n in names)
+        print(f"#   {lab:22s} backward+optimizer host {t/1000:7.2f} ms  fitted {pred/1000:7.2f} ms  "
+              f"({(pred-t)/t*100:+.1f} %)")
+    for n in names:
+        print(f"    {n}: {x[n]:.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
     ap.add_argument("--gpu", default="h100")
+    ap.add_argument("--training", action="store_true")
     args = ap.parse_args()
     ref = load_reference(args.gpu)
+    if args.training:
+        return fit_training(args, ref)
     rows, targets, labels = [], [], []
     for (model, mode, dtype, batch), r in sorted(ref.items()):
         if mode != "inference" or dtype != "fp32" or batch != 1 or held_out(model):

@@ -38,6 +38,19 @@ std::map<std::string, size_t> Producers(const Graph& graph) {
   return producer;
 }
 
+// Host cost per parameter tensor of an optimizer step beyond its launches
+// (the Python loop over parameters, zero_grad); 0 unless the machine gives it.
+double OptimizerPerTensorS(const HostSpec& host) {
+  auto it = host.dispatch_s_by_kind.find("optimizer_per_tensor");
+  return it != host.dispatch_s_by_kind.end() ? it->second : 0.0;
+}
+
+int64_t FloatInitializerCount(const Graph& graph) {
+  int64_t n = 0;
+  for (const auto& [name, t] : graph.tensors) n += t.is_initializer && IsFloatDType(t.dtype);
+  return n;
+}
+
 double FwdDispatch(const HostSpec& host, const LayerEstimate& layer) {
   if (layer.calls.empty()) return Dispatch(host, "none");
   return Dispatch(host, KernelKindName(layer.calls.front().kind));
@@ -81,7 +94,8 @@ std::vector<Task> BuildTasks(const Graph& graph, const std::vector<LayerEstimate
     Task opt;
     opt.name = layers[n].name;
     opt.device_s = layers[n].fwd_s + layers[n].bwd_s;
-    opt.dispatch_s = Dispatch(host, "optimizer") * std::max<size_t>(layers[n].calls.size(), 1);
+    opt.dispatch_s = Dispatch(host, "optimizer") * std::max<size_t>(layers[n].calls.size(), 1) +
+                     OptimizerPerTensorS(host) * FloatInitializerCount(graph);
     for (size_t i = n; i < tasks.size(); ++i) opt.deps.push_back(i);
     tasks.push_back(std::move(opt));
   }
