@@ -1,7 +1,10 @@
 #include "json.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 
 namespace dlcal {
 
@@ -123,7 +126,11 @@ bool ReadString(const std::string& line, size_t* pos, std::string* out) {
 
 }  // namespace
 
-bool JsonGetString(const std::string& line, const std::string& field, std::string* value) {
+namespace {
+
+// The position of the value of top-level `field` in a one-line object, or
+// npos when absent or malformed.
+size_t FindValue(const std::string& line, const std::string& field) {
   size_t i = 0;
   std::string s;
   try {
@@ -132,23 +139,44 @@ bool JsonGetString(const std::string& line, const std::string& field, std::strin
         ++i;
         continue;
       }
-      if (!ReadString(line, &i, &s)) return false;
+      if (!ReadString(line, &i, &s)) return std::string::npos;
       // A name is a string followed by ':'; a value string is followed by , } ]
       size_t j = line.find_first_not_of(" \t", i);
-      if (j == std::string::npos) return false;
+      if (j == std::string::npos) return std::string::npos;
       if (line[j] != ':') continue;
       if (s != field) {
         i = j + 1;
         continue;
       }
-      size_t v = line.find_first_not_of(" \t", j + 1);
-      if (v == std::string::npos || line[v] != '"') return false;
-      return ReadString(line, &v, value);
+      return line.find_first_not_of(" \t", j + 1);
     }
+  } catch (const std::exception&) {  // a bad \u escape
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+bool JsonGetString(const std::string& line, const std::string& field, std::string* value) {
+  size_t v = FindValue(line, field);
+  if (v == std::string::npos || line[v] != '"') return false;
+  try {
+    return ReadString(line, &v, value);
   } catch (const std::exception&) {  // a bad \u escape
     return false;
   }
-  return false;
+}
+
+bool JsonGetInt(const std::string& line, const std::string& field, int64_t* value) {
+  const size_t v = FindValue(line, field);
+  if (v == std::string::npos) return false;
+  const char* begin = line.c_str() + v;
+  char* end = nullptr;
+  errno = 0;
+  const long long parsed = std::strtoll(begin, &end, 10);
+  if (end == begin || errno != 0 || (*end != ',' && *end != '}' && *end != ' ')) return false;
+  *value = parsed;
+  return true;
 }
 
 }  // namespace dlcal

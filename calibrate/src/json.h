@@ -32,6 +32,8 @@ class JsonObject {
 // Matches the field name only outside strings, at any nesting depth (records
 // are flat, so this is the top level). False when absent or malformed.
 bool JsonGetString(const std::string& line, const std::string& field, std::string* value);
+// Same for an integer field (`"field": 12`).
+bool JsonGetInt(const std::string& line, const std::string& field, int64_t* value);
 
 }  // namespace dlcal
 

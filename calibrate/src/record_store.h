@@ -17,14 +17,19 @@ class RecordStore {
   RecordStore& operator=(const RecordStore&) = delete;
 
   // Opens (creating) `path`. Reads the complete lines already there and
-  // remembers their keys; a torn last line (no trailing newline, from a
-  // killed run) is cut off so that appends start on a fresh line.
+  // remembers their keys. What a killed run may have left half written is
+  // cut off (and the cut fsynced), so that its key is measured again and
+  // appends start on a fresh line: a torn last line (no trailing newline),
+  // and a trailing key group with fewer lines than its key_records field
+  // says (records.h).
   bool Open(const std::string& path, std::string* error);
 
   bool HasKey(const std::string& key) const { return keys_.count(key) != 0; }
   size_t existing_records() const { return existing_records_; }
   size_t done_keys() const { return keys_.size(); }
   size_t truncated_bytes() const { return truncated_bytes_; }
+  // Complete lines cut off with a partly written key group.
+  size_t dropped_records() const { return dropped_records_; }
 
   // Appends `lines` (each ending in '\n') with one write(2), then fsync(2).
   // The keys found in them count as done.
@@ -38,6 +43,7 @@ class RecordStore {
   std::unordered_set<std::string> keys_;
   size_t existing_records_ = 0;
   size_t truncated_bytes_ = 0;
+  size_t dropped_records_ = 0;
 };
 
 }  // namespace dlcal

@@ -36,7 +36,7 @@ void AddHeader(const DeviceInfo& info, JsonObject* obj) {
 }
 
 std::string RecordLine(const DeviceInfo& info, const std::string& key, const AlgoResult& r,
-                       const std::string& time_utc) {
+                       const std::string& time_utc, int key_records) {
   JsonObject o;
   AddHeader(info, &o);
   o.Str("key", key).Str("algo", r.algo).Bool("heuristic", r.heuristic).Bool("fastest", r.fastest);
@@ -68,6 +68,7 @@ std::string RecordLine(const DeviceInfo& info, const std::string& key, const Alg
                                                                                 r.timing_mode);
   }
   if (!r.status.ok()) o.Str("error", r.status.message());
+  if (key_records > 0) o.Int("key_records", key_records);
   return o.Text() + "\n";
 }
 
@@ -75,11 +76,12 @@ std::string KeyRecords(const DeviceInfo& info, const std::string& key,
                        const std::vector<AlgoResult>& results, const Status& key_status,
                        const std::string& time_utc) {
   std::string lines;
-  for (const auto& r : results) lines += RecordLine(info, key, r, time_utc);
+  const int group = results.empty() ? 1 : static_cast<int>(results.size());
+  for (const auto& r : results) lines += RecordLine(info, key, r, time_utc, group);
   if (results.empty()) {
     AlgoResult r;
     r.status = key_status.ok() ? Failed("no result") : key_status;
-    lines += RecordLine(info, key, r, time_utc);
+    lines += RecordLine(info, key, r, time_utc, group);
   }
   return lines;
 }

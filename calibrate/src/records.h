@@ -23,12 +23,15 @@ std::string UtcNow();
 void AddHeader(const DeviceInfo& info, JsonObject* obj);
 
 // One record line (with '\n'). Times appear only for ok/noisy results;
-// extra fields: launches_per_rep, copies, timing, error.
+// extra fields: launches_per_rep, copies, timing, error, and key_records
+// (when > 0: how many records the key's group has, so that resuming can
+// tell a partly written group from a whole one).
 std::string RecordLine(const DeviceInfo& info, const std::string& key, const AlgoResult& r,
-                       const std::string& time_utc);
+                       const std::string& time_utc, int key_records = 0);
 
 // All records of a key: one per result, or, when `results` is empty, one
-// record with algo "-" and the status of `key_status`.
+// record with algo "-" and the status of `key_status`; each carries
+// key_records, the size of the group.
 std::string KeyRecords(const DeviceInfo& info, const std::string& key,
                        const std::vector<AlgoResult>& results, const Status& key_status,
                        const std::string& time_utc);

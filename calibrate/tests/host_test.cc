@@ -17,6 +17,7 @@
 #include "progress.h"
 #include "record_store.h"
 #include "records.h"
+#include "run_loop.h"
 #include "stats.h"
 #include "sweeps.h"
 
@@ -227,6 +228,42 @@ void TestRecordStore() {
   CHECK(!bad.Open("/nonexistent-dir/x.jsonl", &err) && !err.empty());
 }
 
+// A bad job list stops the run before it starts, naming file and line.
+void TestCollectKeysRejectsBadJobLists() {
+  const std::string path = TempPath("jobs.txt");
+  WriteAll(path, std::string("# jobs\n") + kConv + "\nconv_fwd n=16 c=x\n\x01\xff garbage\n");
+  std::vector<Key> keys;
+  std::string err;
+  CHECK(!CollectKeys({path}, {}, {}, &keys, &err));
+  CHECK(err.find(path + ":3: missing dtype") != std::string::npos);
+  CHECK(err.find(path + ":4: ") != std::string::npos);
+  WriteAll(path, std::string(kConv) + "\n" + kConv + "\n");
+  keys.clear();
+  CHECK(CollectKeys({path}, {}, {}, &keys, &err) && keys.size() == 1);
+  CHECK(!CollectKeys({"/nonexistent/jobs.txt"}, {}, {}, &keys, &err));
+  CHECK(err.find("/nonexistent/jobs.txt") != std::string::npos);
+  CHECK(!CollectKeys({}, {}, {"nosuch"}, &keys, &err) && err.find("'nosuch'") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+// A key group cut short by a kill inside its write is measured again.
+void TestRecordStoreDropsPartialGroup() {
+  const std::string path = TempPath("groups.jsonl");
+  WriteAll(path,
+           "{\"key\": \"k1\", \"algo\": \"a\", \"key_records\": 2}\n"
+           "{\"key\": \"k1\", \"algo\": \"b\", \"key_records\": 2}\n"
+           "{\"key\": \"k2\", \"algo\": \"a\", \"key_records\": 2}\n");
+  RecordStore s;
+  std::string err;
+  CHECK(s.Open(path, &err));
+  CHECK(s.HasKey("k1") && !s.HasKey("k2") && s.dropped_records() == 1);
+  CHECK(ReadAll(path).find("k2") == std::string::npos);
+  int64_t v = 0;
+  CHECK(JsonGetInt("{\"a\": \"x\", \"n\": 12}", "n", &v) && v == 12);
+  CHECK(!JsonGetInt("{\"n\": \"12\"}", "n", &v) && !JsonGetInt("{\"m\": 1}", "n", &v));
+  std::remove(path.c_str());
+}
+
 void TestStats() {
   std::vector<double> sorted = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   CHECK_NEAR(Percentile(sorted, 0.5), 6, 1e-12);
@@ -346,6 +383,8 @@ int main() {
   TestJson();
   TestRecords();
   TestRecordStore();
+  TestRecordStoreDropsPartialGroup();
+  TestCollectKeysRejectsBadJobLists();
   TestStats();
   TestSweeps();
   TestProgress();
