@@ -24,6 +24,18 @@ Status SymbolicDimError(const std::string& file, const std::string& input, size_
                          ") is symbolic; give the shape with --input " + input + ":" + hint);
 }
 
+// Element counts (and byte counts downstream) must fit in int64.
+Status CheckElementCount(const std::string& file, const Tensor& t) {
+  int64_t elems = 1;
+  for (int64_t d : t.dims) {
+    if (__builtin_mul_overflow(elems, d, &elems) || elems > (int64_t{1} << 59)) {
+      return OutOfRange(file + ": input '" + t.name + "' of shape " + ShapeToString(t.dims) +
+                        ": element count overflows (the limit is 2^59, so bytes fit in int64)");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Tensor> ConvertGraphInput(const onnx::ValueInfoProto& info, const ImportOptions& options,
@@ -48,6 +60,7 @@ Result<Tensor> ConvertGraphInput(const onnx::ValueInfoProto& info, const ImportO
                              ShapeToString(given->second));
     }
     t.dims = given->second;
+    DLSIM_RETURN_IF_ERROR(CheckElementCount(file, t));
     return t;
   }
   if (!tt.has_shape()) {
@@ -57,14 +70,20 @@ Result<Tensor> ConvertGraphInput(const onnx::ValueInfoProto& info, const ImportO
   }
   if (options.batch < 0) return InvalidArgument("batch must be positive");
   const auto& shape = tt.shape();
+  if (shape.dim_size() > kMaxRank) {
+    return InvalidArgument(file + ": input '" + info.name() + "' has rank " +
+                           std::to_string(shape.dim_size()) + " (more than " +
+                           std::to_string(kMaxRank) + ")");
+  }
   for (int k = 0; k < shape.dim_size(); ++k) {
     const auto& d = shape.dim(k);
     if (k == 0 && options.batch > 0) {
       t.dims.push_back(options.batch);
     } else if (d.has_dim_value()) {
-      if (d.dim_value() < 0) {
+      if (d.dim_value() <= 0) {
         return InvalidArgument(file + ": input '" + info.name() + "' dim " + std::to_string(k) +
-                               " is negative (" + std::to_string(d.dim_value()) + ")");
+                               (d.dim_value() < 0 ? " is negative (" : " is zero (") +
+                               std::to_string(d.dim_value()) + ")");
       }
       t.dims.push_back(d.dim_value());
     } else if (k == 0) {
@@ -73,6 +92,7 @@ Result<Tensor> ConvertGraphInput(const onnx::ValueInfoProto& info, const ImportO
       return SymbolicDimError(file, info.name(), static_cast<size_t>(k), shape);
     }
   }
+  DLSIM_RETURN_IF_ERROR(CheckElementCount(file, t));
   return t;
 }
 

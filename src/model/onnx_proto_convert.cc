@@ -220,6 +220,11 @@ Result<Tensor> ConvertTensorProto(const TensorProto& proto) {
     return Unsupported("tensor '" + proto.name() + "' has unsupported data type " +
                        std::to_string(proto.data_type()));
   }
+  if (proto.dims_size() > kMaxRank) {
+    return ParseError("tensor '" + proto.name() + "' has rank " +
+                      std::to_string(proto.dims_size()) + " (more than " +
+                      std::to_string(kMaxRank) + ")");
+  }
   int64_t elems = 1;
   for (int64_t d : proto.dims()) {
     if (d < 0) {

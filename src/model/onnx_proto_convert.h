@@ -16,6 +16,10 @@ namespace dlsim {
 // get their contents read (shape arithmetic needs them; weights are larger).
 inline constexpr int64_t kMaxInlineValueElements = 4096;
 
+// Initializers and graph inputs of higher rank are refused (no real model
+// comes near; a hostile file could declare millions of dims).
+inline constexpr int kMaxRank = 64;
+
 // Maps an onnx::TensorProto_DataType code. Unsigned types map to the signed
 // type of the same width; complex and unknown codes map to kUndefined.
 DType DTypeFromOnnx(int32_t onnx_type);

@@ -37,6 +37,10 @@ Status ReadInt(const json& j, const char* field, bool required, int64_t* out) {
                       (it->is_number() ? std::string("a fraction") : it->type_name()));
   }
   *out = it->get<int64_t>();
+  if (*out < 0) {
+    return ParseError(std::string("field '") + field + "' must be >= 0, got " +
+                      std::to_string(*out));
+  }
   return Status::Ok();
 }
 
@@ -51,6 +55,10 @@ Status ReadNumber(const json& j, const char* field, bool required, double* out) 
                       it->type_name());
   }
   *out = it->get<double>();
+  if (!std::isfinite(*out) || *out < 0) {  // 1e999 parses as infinity
+    return ParseError(std::string("field '") + field + "' must be a finite number >= 0, got " +
+                      it->dump());
+  }
   return Status::Ok();
 }
 
