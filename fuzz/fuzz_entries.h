@@ -1,0 +1,47 @@
+// What each fuzz target does with one input, shared by the libFuzzer
+// targets (fuzz/*_fuzz.cc) and the replay test of the corpora and crash
+// regressions (tests/fuzz/replay_test.cc). Each returns false when a
+// property fails (an error without a message, a record that does not
+// survive a round trip); crashes, hangs and sanitizer reports are the
+// other failures.
+#ifndef DLSIM_FUZZ_FUZZ_ENTRIES_H_
+#define DLSIM_FUZZ_FUZZ_ENTRIES_H_
+
+#include <string>
+
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/machine/workload_io.h"
+#include "dlsim/model/onnx_import.h"
+#include "dlsim/perfdb/record.h"
+
+namespace dlsim::fuzz {
+
+// ONNX import (parse, order, shape inference). The model "lives" in a
+// folder that does not exist: external-data checks run, nothing is read.
+inline bool OnnxImport(const std::string& bytes) {
+  ImportOptions options;
+  options.batch = 2;
+  auto graph = LoadOnnxModelFromBytes(bytes, "/nonexistent/fuzz/model.onnx", options);
+  return graph.ok() || !graph.status().message().empty();
+}
+
+inline bool MachineYaml(const std::string& text) {
+  auto machine = LoadMachineFromString(text, "/nonexistent/fuzz/machine.yaml");
+  return machine.ok() || !machine.status().message().empty();
+}
+
+inline bool WorkloadYaml(const std::string& text) {
+  auto file = LoadWorkloadFileFromString(text, "/nonexistent/fuzz/workload.yaml");
+  return file.ok() || !file.status().message().empty();
+}
+
+// One measurement record; what parses must survive a round trip.
+inline bool Record(const std::string& line) {
+  auto record = ParseRecordJson(line);
+  if (!record.ok()) return !record.status().message().empty();
+  return ParseRecordJson(RecordToJson(*record)).ok();
+}
+
+}  // namespace dlsim::fuzz
+
+#endif  // DLSIM_FUZZ_FUZZ_ENTRIES_H_
