@@ -274,6 +274,14 @@ Result<std::string> ReadTextFile(const std::string& path, const std::string& wha
   if (!std::filesystem::is_regular_file(path, ec)) {
     return NotFound(path + ": " + what + " not found");
   }
+  // Machine and workload files are a few KB; a huge one is a mistake or an
+  // attack on yaml-cpp's memory.
+  constexpr uintmax_t kMaxYamlBytes = 16 << 20;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxYamlBytes) {
+    return OutOfRange(path + ": " + std::to_string(size) + " bytes is more than a " + what +
+                      " may have (16 MiB)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return IoError(path + ": cannot open " + what);
   std::ostringstream text;

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "dlsim/util/input_file.h"
 #include "external_data.h"
 #include "graph_order.h"
 #include "import_steps.h"
@@ -155,17 +156,11 @@ Result<Graph> LoadOnnxModelFromBytes(const std::string& bytes, const std::string
 
 Result<Graph> LoadOnnxModel(const std::string& path, const ImportOptions& options,
                             ShapeInferenceReport* report) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return NotFound(path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) {
-    return InvalidArgument(path + ": is a folder, not an ONNX file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError(path + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return IoError(path + ": read failed");
-  return LoadOnnxModelFromBytes(buffer.str(), path, options, report);
+  // Protobuf cannot parse a message over 2 GiB; weights beyond that live in
+  // external data, which is never read.
+  DLSIM_ASSIGN_OR_RETURN(std::string bytes,
+                         ReadInputFile(path, "an ONNX file", int64_t{2} << 30));
+  return LoadOnnxModelFromBytes(bytes, path, options, report);
 }
 
 }  // namespace dlsim

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "dlsim/parallel/collective.h"
+#include "dlsim/util/input_file.h"
 
 namespace dlsim {
 namespace {
@@ -49,6 +50,7 @@ Status ParseRow(const std::string& line, CollectiveTable* table) {
 }  // namespace
 
 Result<CollectiveTable> CollectiveTable::Load(const std::string& path) {
+  DLSIM_RETURN_IF_ERROR(CheckInputFile(path, "a collective table", int64_t{64} << 20));
   std::ifstream in(path);
   if (!in) return IoError(path + ": cannot open collective table");
   CollectiveTable table;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "dlsim/perfdb/record.h"
+#include "dlsim/util/input_file.h"
 
 namespace dlsim {
 namespace {
@@ -24,6 +25,9 @@ struct NumberedLine {
 }  // namespace
 
 Result<JsonlContents> ReadRecordsJsonl(const std::string& path) {
+  // A regular file only (not /dev/zero or a FIFO), and one whose lines fit
+  // in memory: a day of calibration writes tens of MB.
+  DLSIM_RETURN_IF_ERROR(CheckInputFile(path, "a measurement file", int64_t{1} << 30));
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound(path + ": cannot open measurement file");
   std::vector<NumberedLine> lines;

@@ -163,6 +163,13 @@ const BadCase kCases[] = {
      },
      {"no_such_model.onnx"}},
     // Measurement records (JSON lines).
+    {"RecordsDeviceFile",
+     [] { return "db import /dev/zero --db " + (WorkDir() / "r_dev.db").string(); },
+     {"/dev/zero", "not a regular file"}},
+    {"MachineDeviceFile", [] { return "estimate " + kTinyModel + " --machine /dev/zero"; },
+     {"/dev/zero"}},
+    {"WorkloadDeviceFile", [] { return std::string("estimate --workload /dev/zero"); },
+     {"/dev/zero"}},
     {"RecordsRandom", [] { return ImportInto("r_random.db", "r_random.jsonl", Noise(3000, 17)); },
      {"r_random.jsonl:"}},
     {"RecordsBadLineMidway",

@@ -1,6 +1,7 @@
 // Bad ONNX models through the CLI (issue 7): every case exits 1 with a
 // message naming the file and the node, tensor or field at fault.
 #include <onnx/onnx_pb.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <initializer_list>
@@ -69,6 +70,16 @@ std::string SymlinkedExternalData() {
 const BadCase kCases[] = {
     {"Empty", [] { return Inspect(WriteFile("empty.onnx", "")); }, {"empty.onnx", "empty"}},
     {"Random", [] { return Inspect(WriteFile("random.onnx", Noise(4096, 7))); }, {"random.onnx"}},
+    // Endless devices and FIFOs would hang the reader or exhaust memory.
+    {"DeviceFile", [] { return Inspect("/dev/zero"); }, {"/dev/zero", "not a regular file"}},
+    {"Fifo",
+     [] {
+       const std::string path = (WorkDir() / "model.fifo").string();
+       mkfifo(path.c_str(), 0600);
+       return Inspect(path);
+     },
+     {"model.fifo", "not a regular file"}},
+    {"Folder", [] { return Inspect(WorkDir().string()); }, {"is a folder"}},
     {"Truncated",
      [] {
        const std::string good = ReadFile(TestModel("tiny_cnn_opset17.onnx"));
