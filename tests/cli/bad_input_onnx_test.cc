@@ -139,6 +139,14 @@ const BadCase kCases[] = {
        return Inspect(WriteModel("overflow_init.onnx", m));
      },
      {"overflow_init.onnx", "'w'", "overflow"}},
+    // Found by fuzz/onnx_import_fuzz: a mangled Conv crashed libonnx's own
+    // shape inference (run because of an unknown op).
+    {"OnnxInferenceCrash",
+     [] {
+       return Inspect(std::string(DLSIM_SOURCE_DIR) +
+                      "/fuzz/regressions/onnx_import_fuzz/conv_weight_rank_segv.onnx");
+     },
+     {"conv_weight_rank_segv.onnx", "ONNX shape inference", "died with signal"}},
     {"UnknownOp",
      [] { return Inspect(WriteModel("unknown_op.onnx", OneNodeModel({1, 4}, "NoSuchOp", "n1"))); },
      {"unknown_op.onnx", "node 'n1'", "NoSuchOp"}},
