@@ -5,7 +5,8 @@ set -euo pipefail
 PKGS=(cmake ninja-build g++ pkg-config
       libonnx-dev libprotobuf-dev protobuf-compiler
       libyaml-cpp-dev libboost-graph-dev libeigen3-dev libsqlite3-dev
-      libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
+      libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+      clang libclang-rt-14-dev)  # libFuzzer and the sanitizers (tools/fuzz.sh)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
