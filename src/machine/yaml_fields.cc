@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "dlsim/util/input_file.h"
+
 namespace dlsim::machine_internal {
 
 namespace {
@@ -271,23 +273,10 @@ Result<YAML::Node> ParseYaml(const std::string& text, const std::string& file) {
 
 Result<std::string> ReadTextFile(const std::string& path, const std::string& what) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    return NotFound(path + ": " + what + " not found");
-  }
-  // Machine and workload files are a few KB; a huge one is a mistake or an
-  // attack on yaml-cpp's memory.
-  constexpr uintmax_t kMaxYamlBytes = 16 << 20;
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxYamlBytes) {
-    return OutOfRange(path + ": " + std::to_string(size) + " bytes is more than a " + what +
-                      " may have (16 MiB)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError(path + ": cannot open " + what);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return IoError(path + ": read failed");
-  return text.str();
+  if (!std::filesystem::exists(path, ec)) return NotFound(path + ": " + what + " not found");
+  // Machine and workload files are a few KB; /dev/zero, a FIFO or a huge
+  // file is a mistake or an attack on yaml-cpp's memory.
+  return ReadInputFile(path, "a " + what, int64_t{16} << 20);
 }
 
 std::string ResolveAgainstFileDir(const std::string& file, const std::string& relative) {

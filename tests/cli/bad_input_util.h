@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -92,6 +93,11 @@ inline std::string CaseName(const ::testing::TestParamInfo<BadCase>& info) {
 inline void ExpectCleanFailure(const BadCase& c) {
   const std::string args = c.make();
   const Outcome r = RunDlsim(args);
+  // DLSIM_PRINT_MESSAGES=1 prints each case's message (docs/reliability.md).
+  if (std::getenv("DLSIM_PRINT_MESSAGES") != nullptr) {
+    std::printf("| %s | %d | `%s` |\n", c.name.c_str(), r.exit_code,
+                r.output.substr(0, r.output.find('\n')).c_str());
+  }
   EXPECT_EQ(r.exit_code, 1) << "dlsim " << args << "\n" << r.output;
   EXPECT_NE(r.output.find("dlsim: error: "), std::string::npos) << r.output;
   for (const std::string& word : c.words) {
