@@ -1,5 +1,5 @@
-// Bad machine files, workload files, measurement records and databases
-// through the CLI (issue 7): every case exits 1 with a message naming the
+// Bad machine files, workload files, measurement records, collective tables
+// and databases through the CLI (issue 7): every case exits 1 with a message naming the
 // file and the field or line at fault. Bad ONNX models: bad_input_onnx_test.cc.
 #include <sqlite3.h>
 
@@ -70,6 +70,18 @@ std::string EditedRecord(const std::string& from, const std::string& to) {
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) line.replace(at, from.size(), to);
   return line;
+}
+
+std::string TableWith(const std::string& from, const std::string& to) {
+  std::string text = ReadFile(SourcePath("calibration/nccl/nccl-h200-x2.csv"));
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string Comm(const std::string& name, const std::string& text) {
+  return "comm --machine h200 --table " + WriteFile(name, text);
 }
 
 // A database holding h100_a.jsonl.
@@ -200,6 +212,16 @@ const BadCase kCases[] = {
                          EditedRecord("\"status\": \"ok\"", "\"status\": \"great\""));
      },
      {"r_status.jsonl:1", "great"}},
+    // NCCL collective tables (dlsim comm --table).
+    {"CollectiveTableBadLineMidway",
+     [] { return Comm("t_mid.csv", TableWith("all_reduce,2,1024,16.765", "all_reduce,2,abc,16.765")); },
+     {"t_mid.csv:3", "bytes", "'abc'"}},
+    {"CollectiveTableInf",
+     [] { return Comm("t_inf.csv", TableWith("all_reduce,2,1024,16.765", "all_reduce,2,1024,inf")); },
+     {"t_inf.csv:3", "time_us", "'inf'"}},
+    {"CollectiveTableRandom", [] { return Comm("t_random.csv", Noise(3000, 19)); },
+     {"t_random.csv:1", "header"}},
+    {"CollectiveTableEmpty", [] { return Comm("t_empty.csv", ""); }, {"t_empty.csv", "no collective"}},
     // Databases.
     {"DbNewerSchemaVersion", NewerSchemaDb, {"newer.db", "schema version 99", "newer"}},
     {"DbCorruptedPages", CorruptedPagesDb, {"corrupt.db"}},
