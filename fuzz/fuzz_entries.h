@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "dlsim/cost/cost_model.h"
+#include "dlsim/estimate/estimator.h"
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/machine/workload_io.h"
 #include "dlsim/model/onnx_import.h"
@@ -16,13 +18,37 @@
 
 namespace dlsim::fuzz {
 
-// ONNX import (parse, order, shape inference). The model "lives" in a
-// folder that does not exist: external-data checks run, nothing is read.
+// A roofline cost model of a made-up GPU (no database).
+inline const CostModel& RooflineCost() {
+  static const CostModel* cost = [] {
+    auto m = LoadMachineFromString(
+        "name: fuzz\ndevice:\n  name: Fuzz GPU\n  sm_count: 100\n  peak_tflops:\n"
+        "    fp32_vector: 20\n  memory_gib: 40\n  memory_bw_gbs: 2000\n  l2_mib: 40\n",
+        "/nonexistent/fuzz/machine.yaml");
+    if (!m.ok()) __builtin_trap();
+    auto c = CostModel::ForMachine(*m);
+    if (!c.ok()) __builtin_trap();
+    return new CostModel(std::move(c).value());
+  }();
+  return *cost;
+}
+
+// ONNX import (parse, order, shape inference) with batch 2, then, when it
+// imports, lowering and pricing for inference and training. The model
+// "lives" in a folder that does not exist: external-data checks run,
+// nothing is read.
 inline bool OnnxImport(const std::string& bytes) {
   ImportOptions options;
   options.batch = 2;
   auto graph = LoadOnnxModelFromBytes(bytes, "/nonexistent/fuzz/model.onnx", options);
-  return graph.ok() || !graph.status().message().empty();
+  if (!graph.ok()) return !graph.status().message().empty();
+  for (bool training : {false, true}) {
+    EstimateOptions eo;
+    eo.lowering.training = training;
+    auto est = EstimateModel(*graph, RooflineCost(), eo);
+    if (!est.ok() && est.status().message().empty()) return false;
+  }
+  return true;
 }
 
 inline bool MachineYaml(const std::string& text) {

@@ -76,6 +76,9 @@ TensorValue FloatValue(std::vector<double> floats);
 // Element i of a value as double / int64 whatever its storage.
 double ValueAsDouble(const TensorValue& v, size_t i);
 int64_t ValueAsInt(const TensorValue& v, size_t i);
+// A double as int64, saturating at the ends and 0 for NaN: a plain cast of
+// an out-of-range double is undefined behaviour.
+int64_t SaturatingInt(double f);
 // Flat index into an input of shape `in` broadcast to `out`, for each output
 // element (row-major). Used to fold broadcasting ops.
 std::vector<size_t> BroadcastIndex(const Shape& in, const Shape& out);

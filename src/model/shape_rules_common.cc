@@ -108,13 +108,15 @@ double ValueAsDouble(const TensorValue& v, size_t i) {
   return v.is_float ? v.floats[i] : static_cast<double>(v.ints[i]);
 }
 
-int64_t ValueAsInt(const TensorValue& v, size_t i) {
-  if (!v.is_float) return v.ints[i];
-  const double f = v.floats[i];
+int64_t SaturatingInt(double f) {
   if (!(f == f)) return 0;  // NaN
   if (f >= 9.2e18) return std::numeric_limits<int64_t>::max();
   if (f <= -9.2e18) return std::numeric_limits<int64_t>::min();
   return static_cast<int64_t>(f);
+}
+
+int64_t ValueAsInt(const TensorValue& v, size_t i) {
+  return v.is_float ? SaturatingInt(v.floats[i]) : v.ints[i];
 }
 
 std::vector<size_t> BroadcastIndex(const Shape& in, const Shape& out) {
@@ -156,7 +158,13 @@ TensorValue PickElements(const TensorValue& v, const std::vector<size_t>& index)
 
 std::vector<int64_t> Strides(const Shape& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
+  // Only a shape with a zero dim (no elements) can overflow here, e.g.
+  // 0x0x2^62x5x5 (found by fuzzing); its strides are never used to index.
+  for (size_t k = shape.size(); k-- > 1;) {
+    if (__builtin_mul_overflow(strides[k], shape[k], &strides[k - 1])) {
+      strides[k - 1] = std::numeric_limits<int64_t>::max();
+    }
+  }
   return strides;
 }
 

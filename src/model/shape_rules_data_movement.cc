@@ -139,15 +139,19 @@ Status SplitRule(ShapeContext& ctx) {
     split = ctx.node().GetInts("split", {});
   } else {  // equal parts; the last one smaller when the dim does not divide
     const int64_t parts = ctx.node().GetInt("num_outputs", n);
-    if (parts <= 0) return ctx.Error("no outputs to split into");
+    if (parts <= 0 || parts != n) {  // a huge num_outputs would loop for ever
+      return ctx.Error("num_outputs " + std::to_string(parts) + " but " + std::to_string(n) +
+                       " outputs");
+    }
     const int64_t chunk = (in[axis] + parts - 1) / parts;
     for (int64_t k = 0; k < parts; ++k) {
       split.push_back(std::max<int64_t>(0, std::min(chunk, in[axis] - k * chunk)));
     }
   }
   int64_t total = 0;
-  for (int64_t s : split) total += s;
-  if (static_cast<int64_t>(split.size()) != n || total != in[axis]) {
+  bool bad = false;
+  for (int64_t s : split) bad = bad || s < 0 || __builtin_add_overflow(total, s, &total);
+  if (bad || static_cast<int64_t>(split.size()) != n || total != in[axis]) {
     return ctx.Error("split sizes do not add up to axis size " + std::to_string(in[axis]) +
                      " over " + std::to_string(n) + " outputs");
   }
@@ -248,7 +252,14 @@ Status ResizeRule(ShapeContext& ctx) {
     }
     if (scales.size() != in.size()) return ctx.Error("scales length differs from input rank");
     for (size_t k = 0; k < in.size(); ++k) {
-      out[k] = static_cast<int64_t>(std::floor(static_cast<double>(in[k]) * scales[k] + 1e-9));
+      const double dim = std::floor(static_cast<double>(in[k]) * scales[k] + 1e-9);
+      // Converting a double outside int64's range is undefined (found by
+      // fuzz/onnx_graph_fuzz); NaN fails the comparison too.
+      if (!(dim >= 0 && dim < 9.0e18)) {
+        return ctx.Error("scale " + std::to_string(scales[k]) + " of axis " + std::to_string(k) +
+                         " gives an output dim out of range");
+      }
+      out[k] = static_cast<int64_t>(dim);
     }
   }
   ctx.SetOut(0, ctx.In(0).dtype, out);

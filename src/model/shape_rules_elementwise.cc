@@ -2,6 +2,7 @@
 // Cast, Clip. Small constant operands are folded (shape arithmetic).
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "shape_rules.h"
 
@@ -43,7 +44,7 @@ const std::unordered_map<std::string, BinaryOp>& BinaryOps() {
         [](double a, double b) { return std::fmod(a, b); }}},
       {"Pow",
        {[](int64_t a, int64_t b, int64_t* r) {
-          *r = static_cast<int64_t>(std::pow(static_cast<double>(a), b));
+          *r = SaturatingInt(std::pow(static_cast<double>(a), static_cast<double>(b)));
           return true;
         },
         [](double a, double b) { return std::pow(a, b); }}},
@@ -137,7 +138,7 @@ bool FoldBinary(const BinaryOp& op, const TensorValue& a, const Shape& a_dims, c
     if (float_out) {
       out->floats.push_back(f);
     } else {
-      out->ints.push_back(static_cast<int64_t>(f));
+      out->ints.push_back(SaturatingInt(f));
     }
   }
   return true;
@@ -219,9 +220,12 @@ Status UnaryRule(ShapeContext& ctx) {
       v.floats.push_back(fn->second(x.value->floats[i]));
     } else if (op_type == "Neg" || op_type == "Abs" || op_type == "Identity") {
       const int64_t a = x.value->ints[i];
-      v.ints.push_back(op_type == "Neg" ? -a : op_type == "Abs" ? (a < 0 ? -a : a) : a);
+      // -INT64_MIN overflows: saturate like the other folds.
+      const int64_t neg = a == std::numeric_limits<int64_t>::min()
+                              ? std::numeric_limits<int64_t>::max() : -a;
+      v.ints.push_back(op_type == "Neg" ? neg : op_type == "Abs" ? (a < 0 ? neg : a) : a);
     } else {
-      v.ints.push_back(static_cast<int64_t>(fn->second(static_cast<double>(x.value->ints[i]))));
+      v.ints.push_back(SaturatingInt(fn->second(static_cast<double>(x.value->ints[i]))));
     }
   }
   ctx.SetValue(0, std::move(v));

@@ -125,7 +125,7 @@ Status CumSumRule(ShapeContext& ctx) {
         if (r.is_float)
           r.floats[i] = acc;
         else
-          r.ints[i] = static_cast<int64_t>(acc);
+          r.ints[i] = SaturatingInt(acc);
         if (exclusive) acc += x;
       }
     }

@@ -1,12 +1,15 @@
 // Neural-network ops: convolution, pooling, GEMM/MatMul/Einsum,
 // normalisation, softmax, dropout and recurrent cells.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "shape_rules.h"
 
 namespace dlsim {
 namespace {
+
+constexpr int64_t kMaxWindowAttr = int64_t{1} << 31;
 
 // Spatial attributes of Conv/ConvTranspose/pooling, defaults filled.
 struct Window {
@@ -28,10 +31,19 @@ Result<Window> ReadWindow(const ShapeContext& ctx, size_t spatial,
     return ctx.Error("kernel_shape/strides/dilations/pads do not match " + std::to_string(spatial) +
                      " spatial dims");
   }
+  // Bounds keep the window arithmetic below in int64 (fuzzing found
+  // kernel x dilation and pad sums overflowing).
   for (size_t k = 0; k < spatial; ++k) {
     if (w.strides[k] <= 0 || w.dilations[k] <= 0 || w.kernel[k] <= 0) {
       return ctx.Error("kernel, strides and dilations must be positive");
     }
+    if (w.strides[k] >= kMaxWindowAttr || w.dilations[k] >= kMaxWindowAttr ||
+        w.kernel[k] >= kMaxWindowAttr) {
+      return ctx.Error("kernel, strides and dilations must be below 2^31");
+    }
+  }
+  for (int64_t p : w.pads) {
+    if (p < 0 || p >= kMaxWindowAttr) return ctx.Error("pads must be in [0, 2^31)");
   }
   return w;
 }
@@ -61,7 +73,8 @@ Status ConvRule(ShapeContext& ctx) {
   }
   const size_t spatial = x.size() - 2;
   const int64_t group = ctx.node().GetInt("group", 1);
-  if (group <= 0 || x[1] != wt[1] * group) {
+  int64_t grouped = 0;
+  if (group <= 0 || __builtin_mul_overflow(wt[1], group, &grouped) || x[1] != grouped) {
     return ctx.Error("input channels " + std::to_string(x[1]) + " != weight channels " +
                      std::to_string(wt[1]) + " x group " + std::to_string(group));
   }
@@ -87,17 +100,28 @@ Status ConvTransposeRule(ShapeContext& ctx) {
   const auto out_pad = ctx.node().GetInts("output_padding", std::vector<int64_t>(spatial, 0));
   const auto out_shape = ctx.node().GetInts("output_shape", {});
   if (out_pad.size() != spatial) return ctx.Error("output_padding length mismatch");
-  Shape out = {x[0], wt[1] * group};
+  int64_t channels = 0;
+  if (__builtin_mul_overflow(wt[1], group, &channels)) return ctx.Error("output channels overflow");
+  Shape out = {x[0], channels};
+  if (!out_shape.empty() && out_shape.size() < spatial) {
+    return ctx.Error("output_shape has fewer than " + std::to_string(spatial) + " dims");
+  }
   for (size_t k = 0; k < spatial; ++k) {
+    // In 128 bits: strides and the input dim together may pass int64.
+    __int128 dim = 0;
     if (!out_shape.empty()) {
-      out.push_back(out_shape[out_shape.size() - spatial + k]);
+      dim = out_shape[out_shape.size() - spatial + k];
     } else if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") {
-      out.push_back(x[k + 2] * w.strides[k]);
+      dim = static_cast<__int128>(x[k + 2]) * w.strides[k];
     } else {
-      const int64_t pads = w.auto_pad == "VALID" ? 0 : w.pads[k] + w.pads[k + spatial];
-      out.push_back(w.strides[k] * (x[k + 2] - 1) + out_pad[k] +
-                    (w.kernel[k] - 1) * w.dilations[k] + 1 - pads);
+      const __int128 pads = w.auto_pad == "VALID" ? 0 : __int128{w.pads[k]} + w.pads[k + spatial];
+      dim = static_cast<__int128>(w.strides[k]) * (x[k + 2] - 1) + out_pad[k] +
+            static_cast<__int128>(w.kernel[k] - 1) * w.dilations[k] + 1 - pads;
     }
+    if (dim < 0 || dim > std::numeric_limits<int64_t>::max()) {
+      return ctx.Error("output dim " + std::to_string(k + 2) + " out of range");
+    }
+    out.push_back(static_cast<int64_t>(dim));
   }
   ctx.SetOut(0, ctx.In(0).dtype, out);
   return Status::Ok();

@@ -71,6 +71,25 @@ MathMode GemmMath(const LoweringOptions& options) {
   }
 }
 
+namespace {
+
+// A node whose data input or any output has no elements launches nothing
+// (frameworks skip empty tensors); lowering it would divide by zero sizes
+// (found by fuzz/onnx_graph_fuzz).
+bool OnEmptyTensors(const Graph& graph, const Node& node) {
+  auto empty = [&](const std::string& name) {
+    const Tensor* t = graph.FindTensor(name);
+    return t != nullptr && !name.empty() && t->num_elements() == 0;
+  };
+  if (!node.inputs.empty() && empty(node.inputs[0])) return true;
+  for (const std::string& out : node.outputs) {
+    if (empty(out)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options) {
   const OpRegistry& registry = BuiltinOps();
   LowerContext ctx(graph, options);
@@ -85,7 +104,7 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
     ln.name = node.name;
     ln.op_type = node.op_type;
     bool skip = registry.IsNoKernel(node.op_type) || FoldedOnHost(graph, node) ||
-                (!fused.empty() && fused[i]);
+                (!fused.empty() && fused[i]) || OnEmptyTensors(graph, node);
     if (!skip) {
       const LowerFn* fn = registry.Find(node.op_type);
       if (fn != nullptr) {
