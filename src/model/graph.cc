@@ -1,5 +1,7 @@
 #include "dlsim/model/graph.h"
 
+#include <limits>
+
 namespace dlsim {
 
 int64_t DTypeBytes(DType dtype) {
@@ -44,9 +46,15 @@ bool IsFloatDType(DType dtype) {
 }
 
 int64_t NumElements(const Shape& shape) {
+  // A zero dim anywhere makes 0, however large the others (a partial product
+  // of 4 x 2^62 overflowed before the zero came: found by fuzzing).
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+  bool saturated = false;
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+    saturated = saturated || __builtin_mul_overflow(n, d, &n);
+  }
+  return saturated ? std::numeric_limits<int64_t>::max() : n;
 }
 
 std::string ShapeToString(const Shape& shape) {

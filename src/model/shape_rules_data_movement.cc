@@ -30,14 +30,19 @@ Status ConcatRule(ShapeContext& ctx) {
                          std::to_string(axis));
       }
     }
-    out[axis] += d[axis];
+    if (__builtin_add_overflow(out[axis], d[axis], &out[axis])) {
+      return ctx.Error("concatenated axis " + std::to_string(axis) + " overflows");
+    }
     all_known = all_known && ctx.Value(i) != nullptr;
   }
   ctx.SetOut(0, ctx.In(0).dtype, out);
   if (!all_known || !Foldable(out)) return Status::Ok();
-  const int64_t outer = NumElements(Shape(out.begin(), out.begin() + axis));
   TensorValue v;
   v.is_float = IsFloatDType(ctx.In(0).dtype);
+  // An empty result: 2^60 x 0 would otherwise loop 2^60 times over empty
+  // blocks (a fuzzing timeout).
+  const int64_t outer =
+      NumElements(out) == 0 ? 0 : NumElements(Shape(out.begin(), out.begin() + axis));
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       if (!ctx.HasInput(i)) continue;
@@ -62,16 +67,20 @@ int64_t SliceAxis(int64_t dim, int64_t* start, int64_t end, int64_t step) {
   int64_t s = *start;
   if (s < 0) s += dim;
   if (end < 0) end += dim;
+  // ceil(distance / |step|) written so that no step, not even INT64_MIN
+  // (found by fuzzing), overflows.
   if (step > 0) {
     s = std::clamp(s, int64_t{0}, dim);
     end = std::clamp(end, int64_t{0}, dim);
     *start = s;
-    return end > s ? (end - s + step - 1) / step : 0;
+    return end > s ? (end - s - 1) / step + 1 : 0;
   }
   s = std::clamp(s, int64_t{0}, dim - 1);
   end = std::clamp(end, int64_t{-1}, dim - 1);
   *start = s;
-  return s > end ? (s - end - step - 1) / -step : 0;
+  const uint64_t magnitude = step == std::numeric_limits<int64_t>::min()
+                                 ? uint64_t{1} << 63 : static_cast<uint64_t>(-step);
+  return s > end ? static_cast<int64_t>(static_cast<uint64_t>(s - end - 1) / magnitude) + 1 : 0;
 }
 
 Status SliceRule(ShapeContext& ctx) {
@@ -221,7 +230,10 @@ Status PadRule(ShapeContext& ctx) {
   Shape out = in;
   for (size_t k = 0; k < n; ++k) {
     DLSIM_ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(ctx, axes[k], rank));
-    out[a] = in[a] + pads[k] + pads[k + n];
+    if (__builtin_add_overflow(in[a], pads[k], &out[a]) ||
+        __builtin_add_overflow(out[a], pads[k + n], &out[a])) {
+      return ctx.Error("pads of axis " + std::to_string(a) + " overflow");
+    }
   }
   ctx.SetOut(0, ctx.In(0).dtype, out);
   return Status::Ok();

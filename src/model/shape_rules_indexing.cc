@@ -26,7 +26,10 @@ Status GatherRule(ShapeContext& ctx) {
   ctx.SetOut(0, ctx.In(0).dtype, out);
   if (ctx.Value(0) == nullptr || ctx.Value(1) == nullptr || !Foldable(out)) return Status::Ok();
   DLSIM_ASSIGN_OR_RETURN(std::vector<int64_t> idx, ctx.Ints(1));
-  const int64_t outer = NumElements(Shape(data.begin(), data.begin() + axis));
+  // Nothing to pick (no indices or an empty dim): do not loop over a huge
+  // outer extent of empty blocks.
+  const int64_t outer =
+      NumElements(out) == 0 ? 0 : NumElements(Shape(data.begin(), data.begin() + axis));
   const int64_t inner = NumElements(Shape(data.begin() + axis + 1, data.end()));
   std::vector<size_t> index;
   for (int64_t o = 0; o < outer; ++o) {

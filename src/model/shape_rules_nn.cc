@@ -235,7 +235,9 @@ Status RecurrentRule(ShapeContext& ctx) {
   const int64_t dirs = direction == "bidirectional" ? 2 : 1;
   const int64_t gates = ctx.node().op_type == "LSTM" ? 4 : ctx.node().op_type == "GRU" ? 3 : 1;
   const int64_t hidden = ctx.node().GetInt("hidden_size", w[1] / gates);
-  if (w[0] != dirs || w[1] != gates * hidden) {
+  int64_t gate_rows = 0;
+  if (hidden <= 0 || __builtin_mul_overflow(gates, hidden, &gate_rows) || w[0] != dirs ||
+      w[1] != gate_rows) {
     return ctx.Error("W " + ShapeToString(w) + " does not match " + std::to_string(dirs) +
                      " direction(s) and hidden_size " + std::to_string(hidden));
   }

@@ -35,7 +35,8 @@ bool IsFloatDType(DType dtype);
 
 using Shape = std::vector<int64_t>;
 
-// Product of dims; 1 for a scalar. Callers must have validated dims >= 0.
+// Product of dims; 1 for a scalar; 0 when any dim is 0; saturates at
+// INT64_MAX. Callers must have validated dims >= 0.
 int64_t NumElements(const Shape& shape);
 std::string ShapeToString(const Shape& shape);  // "16x3x224x224", "scalar"
 
