@@ -15,13 +15,8 @@
 #include "dlsim/machine/workload_io.h"
 #include "dlsim/model/onnx_import.h"
 #include "dlsim/perfdb/record.h"
-
-// The trace reader (src/profile) may be absent from a checkout: its target
-// exists only where it does.
-#if __has_include("dlsim/profile/trace.h")
 #include "dlsim/profile/trace.h"
-#define DLSIM_FUZZ_HAVE_TRACE 1
-#endif
+
 
 namespace dlsim::fuzz {
 
@@ -75,13 +70,11 @@ inline bool Record(const std::string& line) {
   return ParseRecordJson(RecordToJson(*record)).ok();
 }
 
-#ifdef DLSIM_FUZZ_HAVE_TRACE
 // A PyTorch profiler / Kineto Chrome trace (dlsim compare --profile).
 inline bool Trace(const std::string& text) {
   auto trace = ParseChromeTrace(text, "/nonexistent/fuzz/profile.trace.json");
   return trace.ok() || !trace.status().message().empty();
 }
-#endif
 
 }  // namespace dlsim::fuzz
 

@@ -1,12 +1,98 @@
-// dlsim compare (placeholder until the command lands).
+// dlsim compare MODEL.onnx --profile TRACE.json [--machine M] [--batch N] ...
+#include <fstream>
+#include <iostream>
+
 #include "commands.h"
+#include "dlsim/cost/cost_model.h"
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/profile/compare.h"
+#include "dlsim/report/compare_report.h"
+#include "model_options.h"
 
 namespace dlsim::cli {
+namespace {
+
+struct CompareArgs {
+  std::string model;
+  std::string profile;
+  std::string machine = "h100";
+  std::string format = "table";
+  std::string csv_path;
+  int top = 0;
+  double slower_ratio = 1.5;
+  int iterations = 0;
+  ModelOptions model_opts;
+};
+
+Status RunCompare(const CompareArgs& args) {
+  if (args.format != "table" && args.format != "json" && args.format != "csv") {
+    return InvalidArgument("--format must be table, json or csv, got '" + args.format + "'");
+  }
+  if (args.iterations < 0) {
+    return InvalidArgument("--iterations must be 0 (detect) or more, got " + std::to_string(args.iterations));
+  }
+  if (args.slower_ratio <= 1.0) {
+    return InvalidArgument("--slower-ratio must be above 1, got " + std::to_string(args.slower_ratio));
+  }
+  DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(args.model_opts));
+  DLSIM_ASSIGN_OR_RETURN(ProfileTrace trace, ReadChromeTrace(args.profile));
+  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
+  DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(args.model, args.model_opts));
+  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(machine));
+  if (eo.batch == 0 && !graph.inputs.empty()) {
+    const Tensor* in = graph.FindTensor(graph.inputs[0]);
+    if (in != nullptr && !in->dims.empty()) eo.batch = in->dims[0];
+  }
+  DLSIM_ASSIGN_OR_RETURN(Estimate e, EstimateModel(graph, cost, eo));
+  CompareOptions co;
+  co.slower_ratio = args.slower_ratio;
+  co.iterations = args.iterations;
+  DLSIM_ASSIGN_OR_RETURN(Comparison cmp, CompareProfile(e, trace, co));
+  if (cmp.coverage() < 0.5) {
+    ReportWarning("only " + std::to_string(static_cast<int>(100 * cmp.coverage())) +
+                  "% of the trace's kernel time aligns with " + args.model +
+                  "; is it the same model, batch and dtype?");
+  }
+  if (args.format == "json") {
+    std::cout << ComparisonToJson(cmp) << "\n";
+  } else if (args.format == "csv") {
+    WriteComparisonCsv(std::cout, cmp);
+  } else {
+    WriteComparisonTable(std::cout, cmp, args.top);
+  }
+  if (!args.csv_path.empty()) {
+    std::ofstream csv(args.csv_path);
+    if (!csv) return IoError("cannot write " + args.csv_path);
+    WriteComparisonCsv(csv, cmp);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 void RegisterCompareCommand(CLI::App& app, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand("compare", "(not yet available)");
-  cmd->callback([exit_code] {
-    *exit_code = ReportError(Unsupported("dlsim compare is not built yet"));
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "compare a measured profile (PyTorch/Kineto Chrome trace) with the estimate, per layer");
+  cmd->add_option("model", args->model, "ONNX model file (the model that was profiled)")->required();
+  cmd->add_option("--profile", args->profile,
+                  "Chrome-trace JSON from torch.profiler (export_chrome_trace) or Kineto")
+      ->required();
+  cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
+      ->capture_default_str();
+  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  cmd->add_option("--csv", args->csv_path, "also write per-layer CSV to this file");
+  cmd->add_option("--top", args->top, "table: show at most this many layers");
+  cmd->add_option("--slower-ratio", args->slower_ratio,
+                  "flag calls measured over this multiple of the estimate's measured time")
+      ->capture_default_str();
+  cmd->add_option("--iterations", args->iterations,
+                  "model iterations the trace holds (0: detect from the repeating kernel names)")
+      ->capture_default_str();
+  AddModelOptions(cmd, &args->model_opts, true);
+  cmd->callback([args, exit_code] {
+    Status s = RunCompare(*args);
+    *exit_code = s.ok() ? 0 : ReportError(s);
   });
 }
 

@@ -1,0 +1,48 @@
+// Attributing measured kernels to the calls a lowering expects (private to
+// src/profile): the trace is first cut into model iterations (its kernel
+// names repeat with the iteration's period), then each iteration is aligned
+// against one copy of the expected call sequence.
+#ifndef DLSIM_SRC_PROFILE_ALIGN_H_
+#define DLSIM_SRC_PROFILE_ALIGN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlsim/ops/kernel_call.h"
+#include "dlsim/profile/kernel_class.h"
+#include "dlsim/util/status.h"
+
+namespace dlsim {
+
+struct ExpectedCall {
+  int layer = 0;  // index into Estimate::layers
+  int call = 0;   // index into that layer's calls
+  KernelKind kind = KernelKind::kElementwise;
+};
+
+// How many model iterations a sequence of kernel names holds: the largest
+// count k such that the names repeat with period n/k for at least 95 % of
+// the kernels (cuDNN's and cuBLAS's picks do not change between iterations
+// of the same shapes) and the period is at least `min_period` kernels (so
+// that twelve identical encoder layers are not taken for twelve
+// iterations). 1 when no such period exists.
+int CountIterations(const std::vector<std::string>& kernel_names, size_t min_period);
+
+// Minimum-cost alignment of one iteration's kernels against the expected
+// calls: a kernel opening the next expected call it can implement costs 0, a
+// further kernel of the call just opened (a layout conversion, a split-K
+// reduction: ClassCanExtend) 1, a kernel no call expects 10, an expected call no kernel
+// implements 10. Kernels left over then take an unmatched call they can
+// implement within 64 calls of where the alignment stood (a layer the
+// framework ran out of graph order). GEMM helper kernels (KernelClass::
+// kGemmAux) join the nearest GEMM or convolution. Returns, per kernel, its index into
+// `expected` or -1 for a kernel no call expects. Errors: OutOfRange when
+// kernels x calls exceeds max_cells.
+Result<std::vector<int>> AlignIteration(const std::vector<ExpectedCall>& expected,
+                                        const std::vector<KernelClass>& kernels,
+                                        int64_t max_cells);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_SRC_PROFILE_ALIGN_H_

@@ -1,0 +1,89 @@
+// Iteration counting and the alignment of kernels against expected calls.
+#include "../../src/profile/align.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace dlsim {
+namespace {
+
+using C = KernelClass;
+using K = KernelKind;
+
+std::vector<std::string> Repeat(const std::vector<std::string>& one, int times) {
+  std::vector<std::string> out;
+  for (int i = 0; i < times; ++i) out.insert(out.end(), one.begin(), one.end());
+  return out;
+}
+
+TEST(CountIterations, PeriodOfTheKernelNames) {
+  const std::vector<std::string> one = {"conv", "bn", "relu", "pool", "gemm", "softmax"};
+  EXPECT_EQ(CountIterations(Repeat(one, 3), 2), 3);
+  EXPECT_EQ(CountIterations(one, 2), 1);
+  EXPECT_EQ(CountIterations({}, 2), 1);
+}
+
+TEST(CountIterations, RepeatedLayersAreNotIterations) {
+  // stem, four identical blocks, head: the blocks repeat with period 2, but a
+  // period under min_period (a quarter of the expected calls) is refused.
+  std::vector<std::string> one = {"stem"};
+  for (int i = 0; i < 4; ++i) one.insert(one.end(), {"conv", "relu"});
+  one.push_back("head");
+  EXPECT_EQ(CountIterations(Repeat(one, 2), one.size() / 4), 2);
+}
+
+TEST(CountIterations, ToleratesFivePercentOfDifferentNames) {
+  std::vector<std::string> one;
+  for (int i = 0; i < 40; ++i) one.push_back("k" + std::to_string(i));
+  auto names = Repeat(one, 2);
+  names[45] = "another_algorithm";  // 1 of 40 comparisons differs
+  EXPECT_EQ(CountIterations(names, 10), 2);
+}
+
+TEST(AlignIteration, MatchesExtendsAndExtras) {
+  const std::vector<ExpectedCall> expected = {
+      {0, 0, K::kConvFwd}, {1, 0, K::kElementwise}, {2, 0, K::kGemm}};
+  // conv + its layout conversion, an unexpected batch norm, relu, gemm.
+  auto slots = AlignIteration(expected, {C::kConv, C::kLayout, C::kBatchNorm, C::kElementwise, C::kGemm}, 1000);
+  ASSERT_TRUE(slots.ok());
+  EXPECT_EQ(*slots, (std::vector<int>{0, 0, -1, 1, 2}));
+}
+
+TEST(AlignIteration, MissingCallsAreSkipped) {
+  const std::vector<ExpectedCall> expected = {
+      {0, 0, K::kConvFwd}, {0, 1, K::kElementwise}, {1, 0, K::kGemm}};
+  auto slots = AlignIteration(expected, {C::kConv, C::kGemm}, 1000);
+  ASSERT_TRUE(slots.ok());
+  EXPECT_EQ(*slots, (std::vector<int>{0, 2}));
+}
+
+TEST(AlignIteration, LayersRunOutOfGraphOrderStillMatch) {
+  // The graph lists the softmax before the value GEMM; the framework ran the
+  // GEMM first. Order alone leaves one of them unmatched; the repair pass
+  // gives the left-over kernel its call.
+  const std::vector<ExpectedCall> expected = {
+      {0, 0, K::kGemm}, {1, 0, K::kSoftmaxFwd}, {2, 0, K::kGemm}};
+  auto slots = AlignIteration(expected, {C::kGemm, C::kGemm, C::kSoftmax}, 1000);
+  ASSERT_TRUE(slots.ok());
+  EXPECT_EQ((*slots)[2], 1);
+  EXPECT_EQ(std::set<int>(slots->begin(), slots->end()), (std::set<int>{0, 1, 2}));
+}
+
+TEST(AlignIteration, GemmHelpersJoinTheirGemm) {
+  // pool, cuBLAS beta scaling, the GEMM, its epilogue, relu.
+  const std::vector<ExpectedCall> expected = {
+      {0, 0, K::kPoolFwd}, {1, 0, K::kGemm}, {2, 0, K::kElementwise}};
+  auto slots = AlignIteration(expected, {C::kPool, C::kGemmAux, C::kGemm, C::kGemmAux, C::kElementwise}, 1000);
+  ASSERT_TRUE(slots.ok());
+  EXPECT_EQ(*slots, (std::vector<int>{0, 1, 1, 1, 2}));
+}
+
+TEST(AlignIteration, RefusesTablesOverTheLimit) {
+  auto slots = AlignIteration({{0, 0, K::kGemm}}, std::vector<C>(100, C::kGemm), 50);
+  ASSERT_FALSE(slots.ok());
+  EXPECT_NE(slots.status().message().find("too large to align"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dlsim
