@@ -174,7 +174,7 @@ Result<ProfileTrace> ParseChromeTrace(const std::string& text, const std::string
 }
 
 Result<ProfileTrace> ReadChromeTrace(const std::string& path) {
-  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(path, "trace file", kMaxTraceBytes));
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(path, "a trace file", kMaxTraceBytes));
   return ParseChromeTrace(text, path);
 }
 
