@@ -136,6 +136,8 @@ Result<ProfileTrace> ParseChromeTrace(const std::string& text, const std::string
   } catch (const json::parse_error& e) {
     return ParseError(origin + ": not valid JSON at byte " + std::to_string(e.byte) +
                       " of " + std::to_string(text.size()) + " (a truncated trace?)");
+  } catch (const json::exception& e) {  // a number out of range, a bad escape
+    return ParseError(origin + ": not a valid trace: " + e.what());
   }
   const json* events = &doc;
   if (doc.is_object()) {
