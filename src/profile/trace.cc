@@ -5,6 +5,7 @@
 #include "dlsim/profile/trace.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -28,11 +29,18 @@ bool IsKernelEvent(const json& e) { return IsXEvent(e, "kernel") || IsXEvent(e, 
 
 bool IsNumber(const json& e, const char* field) { return e.contains(field) && e[field].is_number(); }
 
+// An integer field (ids, streams): `fallback` unless it is an integer JSON
+// number (a float such as 4.9e69 does not fit an int64).
+int64_t IntField(const json& e, const char* name, int64_t fallback) {
+  if (!e.contains(name)) return fallback;
+  const json& v = e[name];
+  if (v.is_number_unsigned()) return v.get<uint64_t>() > INT64_MAX ? fallback : v.get<int64_t>();
+  return v.is_number_integer() ? v.get<int64_t>() : fallback;
+}
+
 int64_t IntArg(const json& e, const char* name, int64_t fallback) {
   if (!e.contains("args") || !e["args"].is_object()) return fallback;
-  const json& args = e["args"];
-  if (!args.contains(name) || !args[name].is_number()) return fallback;
-  return args[name].get<int64_t>();
+  return IntField(e["args"], name, fallback);
 }
 
 // A thread key: pid and tid may be numbers or strings in Kineto traces.
@@ -97,7 +105,7 @@ Result<TraceKernel> ReadKernel(const json& e, size_t index, const std::string& o
   k.start_s = e["ts"].get<double>() * 1e-6;
   k.duration_s = e["dur"].get<double>() * 1e-6;
   if (k.duration_s < 0) return ParseError(where + ": kernel event with a negative 'dur'");
-  k.stream = IntArg(e, "stream", IsNumber(e, "tid") ? e["tid"].get<int64_t>() : 0);
+  k.stream = IntArg(e, "stream", IntField(e, "tid", 0));
   k.correlation = IntArg(e, "correlation", -1);
   return k;
 }
