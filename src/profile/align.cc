@@ -4,6 +4,7 @@
 #include "align.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace dlsim {
@@ -16,6 +17,8 @@ constexpr int kSkip = 10;
 constexpr int kInf = std::numeric_limits<int>::max() / 2;
 constexpr double kPeriodAgreement = 0.95;
 constexpr size_t kReorderWindow = 64;  // expected calls either side
+constexpr double kDurationWeight = 3;   // per e-fold beyond a factor of two
+constexpr int kMaxDurationCost = 4;
 
 enum Step : uint8_t { kStart, kMatchStep, kExtendStep, kExtraStep, kSkipStep };
 
@@ -29,9 +32,18 @@ bool RepeatsWithPeriod(const std::vector<std::string>& names, size_t period) {
   return true;
 }
 
+// Extra cost of opening `call` with `kernel`: none within a factor of two of
+// the estimate, then kDurationWeight per e-fold, at most kMaxDurationCost.
+int DurationCost(const MeasuredKernel& kernel, const ExpectedCall& call) {
+  if (call.estimated_s <= 0 || kernel.duration_s <= 0) return 0;
+  const double off = std::fabs(std::log(kernel.duration_s / call.estimated_s)) - std::log(2.0);
+  if (off <= 0) return 0;
+  return std::min(kMaxDurationCost, static_cast<int>(std::lround(kDurationWeight * off)));
+}
+
 class Aligner {
  public:
-  Aligner(const std::vector<ExpectedCall>& expected, const std::vector<KernelClass>& kernels)
+  Aligner(const std::vector<ExpectedCall>& expected, const std::vector<MeasuredKernel>& kernels)
       : e_(expected), k_(kernels), m_(expected.size()), n_(kernels.size()),
         steps_((n_ + 1) * (m_ + 1), kStart) {}
 
@@ -48,8 +60,8 @@ class Aligner {
  private:
   void Set(size_t i, size_t j, Step s) { steps_[i * (m_ + 1) + j] = s; }
   Step Get(size_t i, size_t j) const { return steps_[i * (m_ + 1) + j]; }
-  bool Fits(size_t kernel, size_t slot) const { return ClassCanImplement(k_[kernel], e_[slot].kind); }
-  bool Extends(size_t kernel, size_t slot) const { return ClassCanExtend(k_[kernel], e_[slot].kind); }
+  bool Fits(size_t kernel, size_t slot) const { return ClassCanImplement(k_[kernel].cls, e_[slot].kind); }
+  bool Extends(size_t kernel, size_t slot) const { return ClassCanExtend(k_[kernel].cls, e_[slot].kind); }
 
   void FillRow(size_t i, const std::vector<int>& prev, std::vector<int>* row) {
     const size_t kernel = i - 1;
@@ -58,7 +70,10 @@ class Aligner {
     for (size_t j = 1; j <= m_; ++j) {
       int best = prev[j] + kExtra;
       Step step = kExtraStep;
-      if (Fits(kernel, j - 1) && prev[j - 1] + kMatch < best) best = prev[j - 1] + kMatch, step = kMatchStep;
+      if (Fits(kernel, j - 1)) {
+        const int cost = prev[j - 1] + kMatch + DurationCost(k_[kernel], e_[j - 1]);
+        if (cost < best) best = cost, step = kMatchStep;
+      }
       if (Extends(kernel, j - 1) && prev[j] + kExtend < best) best = prev[j] + kExtend, step = kExtendStep;
       if ((*row)[j - 1] + kSkip < best) best = (*row)[j - 1] + kSkip, step = kSkipStep;
       (*row)[j] = best;
@@ -83,7 +98,7 @@ class Aligner {
   }
 
   const std::vector<ExpectedCall>& e_;
-  const std::vector<KernelClass>& k_;
+  const std::vector<MeasuredKernel>& k_;
   const size_t m_;
   const size_t n_;
   std::vector<Step> steps_;
@@ -95,7 +110,7 @@ class Aligner {
 // layer earlier or later than the graph lists it (Hugging Face BERT computes
 // the value projection before the attention scores; the ONNX export lists
 // it after them).
-void MatchOutOfOrder(const std::vector<ExpectedCall>& expected, const std::vector<KernelClass>& kernels,
+void MatchOutOfOrder(const std::vector<ExpectedCall>& expected, const std::vector<MeasuredKernel>& kernels,
                      std::vector<int>* slot) {
   std::vector<bool> taken(expected.size(), false);
   for (int s : *slot) {
@@ -107,9 +122,11 @@ void MatchOutOfOrder(const std::vector<ExpectedCall>& expected, const std::vecto
       here = static_cast<size_t>((*slot)[k]);
       continue;
     }
+    // Copies and pointwise kernels fit too many calls to place by kind alone.
+    if (kernels[k].cls == KernelClass::kCopy || kernels[k].cls == KernelClass::kElementwise) continue;
     for (size_t d = 0; d <= kReorderWindow; ++d) {
       auto try_slot = [&](size_t s) {
-        if (s >= expected.size() || taken[s] || !ClassCanImplement(kernels[k], expected[s].kind)) return false;
+        if (s >= expected.size() || taken[s] || !ClassCanImplement(kernels[k].cls, expected[s].kind)) return false;
         (*slot)[k] = static_cast<int>(s);
         taken[s] = true;
         return true;
@@ -156,7 +173,7 @@ int CountIterations(const std::vector<std::string>& kernel_names, size_t min_per
 }
 
 Result<std::vector<int>> AlignIteration(const std::vector<ExpectedCall>& expected,
-                                        const std::vector<KernelClass>& kernels,
+                                        const std::vector<MeasuredKernel>& kernels,
                                         int64_t max_cells) {
   if (expected.empty()) return InvalidArgument("no expected kernel calls to align against");
   const double cells = static_cast<double>(expected.size() + 1) * static_cast<double>(kernels.size() + 1);
@@ -166,10 +183,10 @@ Result<std::vector<int>> AlignIteration(const std::vector<ExpectedCall>& expecte
                       " expected calls is too large to align; profile a smaller model");
   }
   std::vector<bool> helper(kernels.size());
-  std::vector<KernelClass> primary;
+  std::vector<MeasuredKernel> primary;
   std::vector<size_t> primary_index;
   for (size_t k = 0; k < kernels.size(); ++k) {
-    helper[k] = kernels[k] == KernelClass::kGemmAux;
+    helper[k] = kernels[k].cls == KernelClass::kGemmAux;
     if (!helper[k]) primary.push_back(kernels[k]), primary_index.push_back(k);
   }
   std::vector<int> primary_slot = Aligner(expected, primary).Run();

@@ -19,6 +19,12 @@ struct ExpectedCall {
   int layer = 0;  // index into Estimate::layers
   int call = 0;   // index into that layer's calls
   KernelKind kind = KernelKind::kElementwise;
+  double estimated_s = 0;  // the call's estimated time; 0 = unknown
+};
+
+struct MeasuredKernel {
+  KernelClass cls = KernelClass::kOther;
+  double duration_s = 0;
 };
 
 // How many model iterations a sequence of kernel names holds: the largest
@@ -30,17 +36,20 @@ struct ExpectedCall {
 int CountIterations(const std::vector<std::string>& kernel_names, size_t min_period);
 
 // Minimum-cost alignment of one iteration's kernels against the expected
-// calls: a kernel opening the next expected call it can implement costs 0, a
+// calls: a kernel opening the next expected call it can implement costs 0
+// (plus up to 4 when its duration is more than twice off the call's estimate,
+// so that of two GEMMs in a row each finds the call of its size), a
 // further kernel of the call just opened (a layout conversion, a split-K
 // reduction: ClassCanExtend) 1, a kernel no call expects 10, an expected call no kernel
-// implements 10. Kernels left over then take an unmatched call they can
-// implement within 64 calls of where the alignment stood (a layer the
+// implements 10. Kernels left over (but copies and pointwise kernels, which
+// fit too many calls) then take an unmatched call they can implement within
+// 64 calls of where the alignment stood (a layer the
 // framework ran out of graph order). GEMM helper kernels (KernelClass::
 // kGemmAux) join the nearest GEMM or convolution. Returns, per kernel, its index into
 // `expected` or -1 for a kernel no call expects. Errors: OutOfRange when
 // kernels x calls exceeds max_cells.
 Result<std::vector<int>> AlignIteration(const std::vector<ExpectedCall>& expected,
-                                        const std::vector<KernelClass>& kernels,
+                                        const std::vector<MeasuredKernel>& kernels,
                                         int64_t max_cells);
 
 }  // namespace dlsim

@@ -19,7 +19,9 @@ std::vector<ExpectedCall> ExpectedSequence(const Estimate& e) {
   auto add = [&](size_t l, auto keep) {
     for (size_t c = 0; c < e.layers[l].calls.size(); ++c) {
       const KernelCall& call = e.layers[l].calls[c];
-      if (keep(call.phase)) seq.push_back({static_cast<int>(l), static_cast<int>(c), call.kind});
+      if (keep(call.phase)) {
+        seq.push_back({static_cast<int>(l), static_cast<int>(c), call.kind, e.layers[l].costs[c].time_s});
+      }
     }
   };
   const size_t n = e.layers.size();
@@ -88,13 +90,15 @@ int IterationCount(const ProfileTrace& trace, size_t expected_calls, const Compa
 
 Result<std::vector<KernelAttribution>> AttributeKernels(const Estimate& e,
                                                         const std::vector<ExpectedCall>& seq,
-                                                        const std::vector<KernelClass>& classes,
+                                                        const std::vector<MeasuredKernel>& kernels,
                                                         int iterations, int64_t max_cells) {
+  std::vector<KernelClass> classes;
+  for (const MeasuredKernel& k : kernels) classes.push_back(k.cls);
   std::vector<KernelAttribution> out(classes.size());
   std::vector<bool> backward(classes.size(), false);
   const std::vector<size_t> starts = IterationStarts(classes.size(), iterations);
   for (int it = 0; it < iterations; ++it) {
-    const std::vector<KernelClass> chunk(classes.begin() + starts[it], classes.begin() + starts[it + 1]);
+    const std::vector<MeasuredKernel> chunk(kernels.begin() + starts[it], kernels.begin() + starts[it + 1]);
     DLSIM_ASSIGN_OR_RETURN(std::vector<int> slots, AlignIteration(seq, chunk, max_cells));
     for (size_t k = 0; k < chunk.size(); ++k) {
       KernelAttribution& a = out[starts[it] + k];
@@ -158,10 +162,10 @@ Result<Comparison> CompareProfile(const Estimate& estimate, const ProfileTrace& 
                                   const CompareOptions& options) {
   const std::vector<ExpectedCall> seq = ExpectedSequence(estimate);
   if (seq.empty()) return InvalidArgument(estimate.model + ": the estimate has no kernel calls to compare");
-  std::vector<KernelClass> classes;
-  for (const TraceKernel& k : trace.kernels) classes.push_back(ClassifyKernel(k.name));
+  std::vector<MeasuredKernel> kernels;
+  for (const TraceKernel& k : trace.kernels) kernels.push_back({ClassifyKernel(k.name), k.duration_s});
   const int iterations = IterationCount(trace, seq.size(), options);
-  auto attributed = AttributeKernels(estimate, seq, classes, iterations, options.max_cells);
+  auto attributed = AttributeKernels(estimate, seq, kernels, iterations, options.max_cells);
   if (!attributed.ok()) return attributed.status().WithContext(trace.origin);
 
   Comparison cmp;

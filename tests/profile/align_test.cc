@@ -11,6 +11,14 @@ namespace {
 using C = KernelClass;
 using K = KernelKind;
 
+// Kernels of the given classes, 1 us each (no duration evidence: the
+// expected calls carry no estimates unless a test sets them).
+std::vector<MeasuredKernel> Of(const std::vector<C>& classes) {
+  std::vector<MeasuredKernel> out;
+  for (C c : classes) out.push_back({c, 1e-6});
+  return out;
+}
+
 std::vector<std::string> Repeat(const std::vector<std::string>& one, int times) {
   std::vector<std::string> out;
   for (int i = 0; i < times; ++i) out.insert(out.end(), one.begin(), one.end());
@@ -45,7 +53,7 @@ TEST(AlignIteration, MatchesExtendsAndExtras) {
   const std::vector<ExpectedCall> expected = {
       {0, 0, K::kConvFwd}, {1, 0, K::kElementwise}, {2, 0, K::kGemm}};
   // conv + its layout conversion, an unexpected batch norm, relu, gemm.
-  auto slots = AlignIteration(expected, {C::kConv, C::kLayout, C::kBatchNorm, C::kElementwise, C::kGemm}, 1000);
+  auto slots = AlignIteration(expected, Of({C::kConv, C::kLayout, C::kBatchNorm, C::kElementwise, C::kGemm}), 1000);
   ASSERT_TRUE(slots.ok());
   EXPECT_EQ(*slots, (std::vector<int>{0, 0, -1, 1, 2}));
 }
@@ -53,7 +61,7 @@ TEST(AlignIteration, MatchesExtendsAndExtras) {
 TEST(AlignIteration, MissingCallsAreSkipped) {
   const std::vector<ExpectedCall> expected = {
       {0, 0, K::kConvFwd}, {0, 1, K::kElementwise}, {1, 0, K::kGemm}};
-  auto slots = AlignIteration(expected, {C::kConv, C::kGemm}, 1000);
+  auto slots = AlignIteration(expected, Of({C::kConv, C::kGemm}), 1000);
   ASSERT_TRUE(slots.ok());
   EXPECT_EQ(*slots, (std::vector<int>{0, 2}));
 }
@@ -64,7 +72,7 @@ TEST(AlignIteration, LayersRunOutOfGraphOrderStillMatch) {
   // gives the left-over kernel its call.
   const std::vector<ExpectedCall> expected = {
       {0, 0, K::kGemm}, {1, 0, K::kSoftmaxFwd}, {2, 0, K::kGemm}};
-  auto slots = AlignIteration(expected, {C::kGemm, C::kGemm, C::kSoftmax}, 1000);
+  auto slots = AlignIteration(expected, Of({C::kGemm, C::kGemm, C::kSoftmax}), 1000);
   ASSERT_TRUE(slots.ok());
   EXPECT_EQ((*slots)[2], 1);
   EXPECT_EQ(std::set<int>(slots->begin(), slots->end()), (std::set<int>{0, 1, 2}));
@@ -74,13 +82,24 @@ TEST(AlignIteration, GemmHelpersJoinTheirGemm) {
   // pool, cuBLAS beta scaling, the GEMM, its epilogue, relu.
   const std::vector<ExpectedCall> expected = {
       {0, 0, K::kPoolFwd}, {1, 0, K::kGemm}, {2, 0, K::kElementwise}};
-  auto slots = AlignIteration(expected, {C::kPool, C::kGemmAux, C::kGemm, C::kGemmAux, C::kElementwise}, 1000);
+  auto slots = AlignIteration(expected, Of({C::kPool, C::kGemmAux, C::kGemm, C::kGemmAux, C::kElementwise}), 1000);
   ASSERT_TRUE(slots.ok());
   EXPECT_EQ(*slots, (std::vector<int>{0, 1, 1, 1, 2}));
 }
 
+TEST(AlignIteration, DurationsPickTheCallOfTheRightSize) {
+  // Graph order: a big GEMM (65 us), a pointwise op, a small GEMM (14 us).
+  // Only the small GEMM ran before the pointwise kernel: by order alone it
+  // would open the big GEMM's call.
+  const std::vector<ExpectedCall> expected = {
+      {0, 0, K::kGemm, 65e-6}, {1, 0, K::kElementwise, 5e-6}, {2, 0, K::kGemm, 14e-6}};
+  auto slots = AlignIteration(expected, {{C::kElementwise, 5e-6}, {C::kGemm, 14e-6}}, 1000);
+  ASSERT_TRUE(slots.ok());
+  EXPECT_EQ(*slots, (std::vector<int>{1, 2}));
+}
+
 TEST(AlignIteration, RefusesTablesOverTheLimit) {
-  auto slots = AlignIteration({{0, 0, K::kGemm}}, std::vector<C>(100, C::kGemm), 50);
+  auto slots = AlignIteration({{0, 0, K::kGemm}}, Of(std::vector<C>(100, C::kGemm)), 50);
   ASSERT_FALSE(slots.ok());
   EXPECT_NE(slots.status().message().find("too large to align"), std::string::npos);
 }
