@@ -23,7 +23,7 @@ double FlopsPerElem(const std::string& op) {
   return it == kFlops.end() ? 1.0 : it->second;
 }
 
-// True for Add(MatMul(x, W), b) with W and b initializers, b 1-D: nn.Linear
+// True for Add(MatMul(x, W), b) with W and b parameters, b 1-D: nn.Linear
 // exported on a 3-D+ input. PyTorch runs it as one GEMM with the bias in its
 // epilogue (addmm), so the Add launches nothing.
 bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node) {
@@ -31,10 +31,10 @@ bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node) {
   for (int i = 0; i < 2; ++i) {
     const Tensor& bias = ctx.T(node.inputs[i]);
     const Node* mm = ctx.Producer(node.inputs[1 - i]);
-    if (!bias.is_initializer || bias.dims.size() != 1 || mm == nullptr) continue;
+    if (!ctx.IsParameter(node.inputs[i]) || bias.dims.size() != 1 || mm == nullptr) continue;
     if (mm->op_type != "MatMul" || ctx.SoleConsumer(node.inputs[1 - i]) != &node) continue;
     const Tensor& w = ctx.T(mm->Input(1));
-    if (w.is_initializer && w.dims.size() == 2 && w.dims[1] == bias.dims[0]) return true;
+    if (ctx.IsParameter(mm->Input(1)) && w.dims.size() == 2 && w.dims[1] == bias.dims[0]) return true;
   }
   return false;
 }

@@ -1,6 +1,7 @@
 #include "dlsim/ops/lowering.h"
 
 #include "dlsim/ops/op_registry.h"
+#include "framework_fusion.h"
 
 namespace dlsim {
 namespace {
@@ -95,6 +96,15 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
   LowerContext ctx(graph, options);
   std::vector<bool> fused;
   if (options.fuse_conv_bias_act) fused = FusedActivations(graph, ctx);
+  // Framework fusions: every node of a group but the last launches nothing;
+  // the last launches the group's kernel.
+  std::map<size_t, const FusedGroup*> group_end;
+  std::vector<bool> in_group(graph.nodes.size(), false);
+  const std::vector<FusedGroup> groups = FindFrameworkFusions(ctx);
+  for (const FusedGroup& g : groups) {
+    for (size_t n : g.nodes) in_group[n] = true;
+    group_end[g.nodes.back()] = &g;
+  }
   LoweredGraph lowered;
   lowered.nodes.reserve(graph.nodes.size());
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -104,8 +114,10 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
     ln.name = node.name;
     ln.op_type = node.op_type;
     bool skip = registry.IsNoKernel(node.op_type) || FoldedOnHost(graph, node) ||
-                (!fused.empty() && fused[i]) || OnEmptyTensors(graph, node);
-    if (!skip) {
+                (!fused.empty() && fused[i]) || OnEmptyTensors(graph, node) || in_group[i];
+    if (group_end.count(i) != 0 && !OnEmptyTensors(graph, node)) {
+      ln.calls = LowerFusedGroup(ctx, *group_end[i]);
+    } else if (!skip) {
       const LowerFn* fn = registry.Find(node.op_type);
       if (fn != nullptr) {
         Status s = (*fn)(ctx, node, &ln.calls);

@@ -52,6 +52,18 @@ const Node* LowerContext::SoleConsumer(const std::string& name) const {
   return it == last_consumer_.end() ? nullptr : it->second;
 }
 
+bool LowerContext::IsParameter(const std::string& tensor) const {
+  std::string name = tensor;
+  for (int depth = 0; depth < 16; ++depth) {  // Identity chains are short
+    if (name.empty() || graph_.FindTensor(name) == nullptr) return false;
+    if (T(name).is_initializer) return true;
+    const Node* producer = Producer(name);
+    if (producer == nullptr || producer->op_type != "Identity" || producer->inputs.empty()) return false;
+    name = producer->inputs[0];
+  }
+  return false;
+}
+
 KernelCall LowerContext::NewCall(KernelKind kind, const std::string& library_call,
                                  MathMode math) const {
   KernelCall call;

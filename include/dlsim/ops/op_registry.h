@@ -37,6 +37,9 @@ class LowerContext {
   const Node* Producer(const std::string& name) const;
   // The only node reading `name`, or nullptr when none or several do.
   const Node* SoleConsumer(const std::string& name) const;
+  // True for a model parameter: an initializer, or the output of Identity
+  // nodes over one (exporters share weights that way).
+  bool IsParameter(const std::string& name) const;
   // A call of `kind` with dtype/math/layout filled from the options.
   KernelCall NewCall(KernelKind kind, const std::string& library_call,
                      MathMode math) const;
