@@ -1,9 +1,14 @@
 // Speed and memory of `dlsim sweep`: 10,000 machine variants (a 10x10x10x10
-// grid) x 3 workloads with a cheap stub step time, then a small grid priced
-// by the real estimator. Prints wall time, variants/s and peak RSS.
+// grid) x 3 workloads with a cheap stub step time; a small grid priced by the
+// general estimator path (MakeStepTimeFn) and by the sweep's (MakeSweepStepTimeFn),
+// with the largest difference between them; then the 10,000 variants x the
+// workloads of W.yaml with the sweep's path. Prints wall time, variants/s and
+// peak RSS.
 // Usage: sweep_bench [--machine M] [--workload W.yaml] [--threads N]
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,7 +52,7 @@ std::string Values(const char* prefix, int n, double step) {
 
 int Run(const char* label, const std::vector<dlsim::Workload>& workloads,
         const dlsim::Machine& base, const std::vector<std::string>& specs,
-        const dlsim::StepTimeFn& fn, int threads) {
+        const dlsim::StepTimeFn& fn, int threads, std::vector<double>* step_times = nullptr) {
   auto grid = dlsim::ParseSweepGrid(specs);
   if (!grid.ok()) return std::fprintf(stderr, "%s\n", grid.status().message().c_str()), 1;
   dlsim::SweepOptions options;
@@ -56,6 +61,11 @@ int Run(const char* label, const std::vector<dlsim::Workload>& workloads,
   auto r = dlsim::RunSweep(workloads, base, *grid, fn, options);
   const double wall_s = NowS() - t0;
   if (!r.ok()) return std::fprintf(stderr, "%s\n", r.status().message().c_str()), 1;
+  if (step_times != nullptr) {
+    for (const auto& v : r->variants) {
+      for (const auto& rate : v.rates) step_times->push_back(rate.step_time_s);
+    }
+  }
   const double t1 = NowS();
   const size_t csv_bytes = dlsim::SweepCsv(*grid, *r).size();
   std::printf("%-6s %6zu variants x %zu workloads: %.3f s, %.0f variants/s, csv %.3f s (%zu B), "
@@ -71,7 +81,7 @@ int Run(const char* label, const std::vector<dlsim::Workload>& workloads,
 int main(int argc, char** argv) {
   const std::string root = DLSIM_BENCH_SOURCE_DIR;
   std::string machine = "h100";
-  std::string workload = root + "/workloads/resnet50-imagenet.yaml";
+  std::string workload = root + "/workloads/vision-h200-vs-a100.yaml";
   int threads = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--machine") && i + 1 < argc) machine = argv[++i];
@@ -88,8 +98,19 @@ int main(int argc, char** argv) {
                Stub, threads);
   auto wf = dlsim::LoadWorkloadFile(workload);
   if (!wf.ok()) return std::fprintf(stderr, "%s\n", wf.status().message().c_str()), 1;
+  const std::vector<std::string> small = {"memory_bw=x1,x1.5,x2", "matrix_peak=x1,x2", "nodes=1,4"};
+  std::vector<double> exact, fast;
+  rc |= Run("exact", wf->workloads, *base, small, dlsim::MakeStepTimeFn(), threads, &exact);
+  rc |= Run("sweep", wf->workloads, *base, small, dlsim::MakeSweepStepTimeFn(), threads, &fast);
+  double worst = 0;
+  for (size_t i = 0; i < exact.size() && i < fast.size(); ++i) {
+    worst = std::max(worst, std::abs(fast[i] - exact[i]) / exact[i]);
+  }
+  std::printf("sweep path vs general path: %zu step times, largest relative difference %.3g\n",
+              exact.size(), worst);
   rc |= Run("real", wf->workloads, *base,
-            {"memory_bw=x1,x1.5,x2", "matrix_peak=x1,x2", "nodes=1,4"},
-            dlsim::MakeStepTimeFn(), threads);
+            {Values("memory_bw=", 10, 0.25), Values("matrix_peak=", 10, 0.5),
+             Values("vector_peak=", 10, 0.5), Values("dispatch=", 10, 0.1)},
+            dlsim::MakeSweepStepTimeFn(), threads);
   return rc;
 }

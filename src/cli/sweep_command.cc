@@ -63,7 +63,7 @@ Status RunSweepCommand(const SweepArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(Machine base, LoadMachine(base_path));
   SweepOptions options;
   options.threads = args.threads;
-  DLSIM_ASSIGN_OR_RETURN(SweepResult r, RunSweep(workloads, base, grid, MakeStepTimeFn(), options));
+  DLSIM_ASSIGN_OR_RETURN(SweepResult r, RunSweep(workloads, base, grid, MakeSweepStepTimeFn(), options));
   const std::string csv = SweepCsv(grid, r);
   if (!args.out.empty()) {
     std::ofstream f(args.out);

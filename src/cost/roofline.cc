@@ -94,8 +94,8 @@ RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
   return b;
 }
 
-std::optional<CallCost> RooflinePricer::Price(const KernelCall& call) const {
-  RooflineBreakdown b = RooflineTime(call, device_, params_);
+CallCost RooflineCost(const KernelCall& call, const DeviceSpec& device, const RooflineParams& params) {
+  RooflineBreakdown b = RooflineTime(call, device, params);
   CallCost cost;
   cost.time_s = cost.p10_s = cost.p90_s = b.time_s;
   cost.source = CostSource::kRoofline;
@@ -103,11 +103,10 @@ std::optional<CallCost> RooflinePricer::Price(const KernelCall& call) const {
   return cost;
 }
 
-std::optional<CallCost> ScaledPricer::Price(const KernelCall& call) const {
-  std::optional<CallCost> ref = reference_->Price(call);
-  if (!ref) return std::nullopt;
-  RooflineBreakdown rb = RooflineTime(call, ref_, params_);
-  RooflineBreakdown tb = RooflineTime(call, target_, params_);
+CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec& reference_device,
+                   const DeviceSpec& target, const RooflineParams& params) {
+  RooflineBreakdown rb = RooflineTime(call, reference_device, params);
+  RooflineBreakdown tb = RooflineTime(call, target, params);
   // The reference time above the kernel floor = what the roofline explains
   // (its bound term) + the rest (latency, occupancy, synchronisation). Only
   // the explained part scales, by the target/reference ratio of that term;
@@ -121,14 +120,24 @@ std::optional<CallCost> ScaledPricer::Price(const KernelCall& call) const {
     const double explained = std::min(std::max(t - rb.floor_s, 0.0), ref_bound);
     return t - explained + explained * bound_ratio;
   };
-  CallCost cost = *ref;
-  cost.time_s = scale(ref->time_s);
-  cost.p10_s = scale(ref->p10_s);
-  cost.p90_s = scale(ref->p90_s);
-  if (ref->heuristic_time_s > 0) cost.heuristic_time_s = scale(ref->heuristic_time_s);
+  CallCost cost = ref;
+  cost.time_s = scale(ref.time_s);
+  cost.p10_s = scale(ref.p10_s);
+  cost.p90_s = scale(ref.p90_s);
+  if (ref.heuristic_time_s > 0) cost.heuristic_time_s = scale(ref.heuristic_time_s);
   cost.source = CostSource::kScaled;
   cost.bound = tb.bound;
   return cost;
+}
+
+std::optional<CallCost> RooflinePricer::Price(const KernelCall& call) const {
+  return RooflineCost(call, device_, params_);
+}
+
+std::optional<CallCost> ScaledPricer::Price(const KernelCall& call) const {
+  std::optional<CallCost> ref = reference_->Price(call);
+  if (!ref) return std::nullopt;
+  return ScaleCost(call, *ref, ref_, target_, params_);
 }
 
 }  // namespace dlsim

@@ -10,35 +10,21 @@ namespace {
 
 using Dag = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
 
-Result<Dag> BuildDag(const std::vector<Task>& tasks) {
-  Dag dag(tasks.size());
-  for (size_t v = 0; v < tasks.size(); ++v) {
-    for (size_t u : tasks[v].deps) {
-      if (u >= v) {
-        return InvalidArgument("task '" + tasks[v].name + "' depends on a later task (cycle)");
-      }
-      boost::add_edge(u, v, dag);
-    }
-  }
-  return dag;
-}
-
 // Longest path through the DAG weighted by device time: each task starts
 // when its last dependency ends (unbounded streams).
-void CriticalPath(const std::vector<Task>& tasks, const Dag& dag, ScheduleResult* r) {
-  std::vector<size_t> order;
-  boost::topological_sort(dag, std::back_inserter(order));
-  std::reverse(order.begin(), order.end());
-  std::vector<double> finish(tasks.size(), 0.0);
-  std::vector<long> pred(tasks.size(), -1);
+void CriticalPath(const std::vector<std::vector<size_t>>& deps, const std::vector<size_t>& order,
+                  const std::vector<double>& device_s, ScheduleResult* r) {
+  const size_t n = deps.size();
+  std::vector<double> finish(n, 0.0);
+  std::vector<long> pred(n, -1);
   for (size_t v : order) {
     double start = 0;
-    for (size_t u : tasks[v].deps) {
+    for (size_t u : deps[v]) {
       if (finish[u] > start) start = finish[u], pred[v] = static_cast<long>(u);
     }
-    finish[v] = start + tasks[v].device_s;
+    finish[v] = start + device_s[v];
   }
-  if (tasks.empty()) return;
+  if (n == 0) return;
   long last = std::max_element(finish.begin(), finish.end()) - finish.begin();
   r->critical_path_s = finish[last];
   for (long v = last; v >= 0; v = pred[v]) r->critical_path.push_back(v);
@@ -47,15 +33,16 @@ void CriticalPath(const std::vector<Task>& tasks, const Dag& dag, ScheduleResult
 
 // Eager: the host issues task i after dispatching it; the device runs it
 // when both the host has issued it and the previous task has finished.
-void Eager(const std::vector<Task>& tasks, ScheduleResult* r) {
+void Eager(const std::vector<double>& device_s, const std::vector<double>& dispatch_s,
+           ScheduleResult* r) {
   double host = 0, device = 0;
-  r->start_s.resize(tasks.size());
+  r->start_s.resize(device_s.size());
   double stream = 0;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    host += tasks[i].dispatch_s;
-    device = std::max(device, host) + tasks[i].device_s;
+  for (size_t i = 0; i < device_s.size(); ++i) {
+    host += dispatch_s[i];
+    device = std::max(device, host) + device_s[i];
     r->start_s[i] = stream;
-    stream += tasks[i].device_s;
+    stream += device_s[i];
   }
   r->one_stream_s = stream;
   r->host_s = host;
@@ -64,12 +51,44 @@ void Eager(const std::vector<Task>& tasks, ScheduleResult* r) {
 
 }  // namespace
 
-Result<ScheduleResult> Schedule(const std::vector<Task>& tasks) {
-  DLSIM_ASSIGN_OR_RETURN(Dag dag, BuildDag(tasks));
+Result<TaskDag> TaskDag::Build(std::vector<std::string> names, std::vector<std::vector<size_t>> deps) {
+  DLSIM_CHECK(names.size() == deps.size());
+  Dag dag(names.size());
+  for (size_t v = 0; v < names.size(); ++v) {
+    for (size_t u : deps[v]) {
+      if (u >= v) return InvalidArgument("task '" + names[v] + "' depends on a later task (cycle)");
+      boost::add_edge(u, v, dag);
+    }
+  }
+  TaskDag out;
+  boost::topological_sort(dag, std::back_inserter(out.order_));
+  std::reverse(out.order_.begin(), out.order_.end());
+  out.names_ = std::move(names);
+  out.deps_ = std::move(deps);
+  return out;
+}
+
+ScheduleResult ScheduleTimes(const TaskDag& dag, const std::vector<double>& device_s,
+                             const std::vector<double>& dispatch_s) {
+  DLSIM_CHECK(device_s.size() == dag.size() && dispatch_s.size() == dag.size());
   ScheduleResult result;
-  CriticalPath(tasks, dag, &result);
-  Eager(tasks, &result);
+  CriticalPath(dag.deps_, dag.order_, device_s, &result);
+  Eager(device_s, dispatch_s, &result);
   return result;
+}
+
+Result<ScheduleResult> Schedule(const std::vector<Task>& tasks) {
+  std::vector<std::string> names;
+  std::vector<std::vector<size_t>> deps;
+  std::vector<double> device_s, dispatch_s;
+  for (const Task& t : tasks) {
+    names.push_back(t.name);
+    deps.push_back(t.deps);
+    device_s.push_back(t.device_s);
+    dispatch_s.push_back(t.dispatch_s);
+  }
+  DLSIM_ASSIGN_OR_RETURN(TaskDag dag, TaskDag::Build(std::move(names), std::move(deps)));
+  return ScheduleTimes(dag, device_s, dispatch_s);
 }
 
 }  // namespace dlsim

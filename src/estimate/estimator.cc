@@ -13,31 +13,6 @@ double Dispatch(const HostSpec& host, const std::string& key) {
   return it != host.dispatch_s_by_kind.end() ? it->second : host.dispatch_s;
 }
 
-LayerEstimate PriceLayer(const LoweredNode& ln, const CostModel& cost) {
-  LayerEstimate layer;
-  layer.name = ln.name;
-  layer.op_type = ln.op_type;
-  layer.known_op = ln.known_op;
-  layer.calls = ln.calls;
-  for (const KernelCall& call : ln.calls) {
-    CallCost c = cost.Price(call);
-    (call.phase == "fwd" ? layer.fwd_s : layer.bwd_s) += c.time_s;
-    layer.flops += call.flops;
-    layer.bytes += call.bytes();
-    layer.costs.push_back(c);
-  }
-  return layer;
-}
-
-// Producer task of each tensor, for dependencies.
-std::map<std::string, size_t> Producers(const Graph& graph) {
-  std::map<std::string, size_t> producer;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (const std::string& out : graph.nodes[i].outputs) producer[out] = i;
-  }
-  return producer;
-}
-
 // Host cost per parameter tensor of an optimizer step beyond its launches
 // (the Python loop over parameters, zero_grad); 0 unless the machine gives it.
 double OptimizerPerTensorS(const HostSpec& host) {
@@ -51,55 +26,117 @@ int64_t FloatInitializerCount(const Graph& graph) {
   return n;
 }
 
-double FwdDispatch(const HostSpec& host, const LayerEstimate& layer) {
-  if (layer.calls.empty()) return Dispatch(host, "none");
-  return Dispatch(host, KernelKindName(layer.calls.front().kind));
+LayerEstimate MakeLayer(const LoweredNode& ln, const std::vector<CallCost>& costs) {
+  LayerEstimate layer;
+  layer.name = ln.name;
+  layer.op_type = ln.op_type;
+  layer.known_op = ln.known_op;
+  layer.calls = ln.calls;
+  layer.costs = costs;
+  for (size_t i = 0; i < ln.calls.size(); ++i) {
+    const KernelCall& call = ln.calls[i];
+    (call.phase == "fwd" ? layer.fwd_s : layer.bwd_s) += costs[i].time_s;
+    layer.flops += call.flops;
+    layer.bytes += call.bytes();
+  }
+  return layer;
 }
 
-// Forward tasks in graph order; for training, backward tasks in reverse
-// order (each after its consumers' backward), then the optimizer.
-std::vector<Task> BuildTasks(const Graph& graph, const std::vector<LayerEstimate>& layers,
-                             bool training, const HostSpec& host) {
+// The task DAG: forward tasks in graph order; for training, backward tasks
+// in reverse order (each after its consumers' backward), then the optimizer.
+Result<TaskDag> BuildTaskDag(const Graph& graph, bool training, const std::string& optimizer) {
   const size_t n = graph.nodes.size();
-  auto producer = Producers(graph);
-  std::vector<Task> tasks(n);
-  std::vector<std::vector<size_t>> consumers(n);
+  std::map<std::string, size_t> producer;
   for (size_t i = 0; i < n; ++i) {
-    tasks[i].name = layers[i].name;
-    tasks[i].device_s = layers[i].fwd_s;
-    tasks[i].dispatch_s = FwdDispatch(host, layers[i]);
+    for (const std::string& out : graph.nodes[i].outputs) producer[out] = i;
+  }
+  std::vector<std::string> names(n);
+  std::vector<std::vector<size_t>> deps(n), consumers(n);
+  for (size_t i = 0; i < n; ++i) {
+    names[i] = graph.nodes[i].name;
     for (const std::string& in : graph.nodes[i].inputs) {
       auto it = producer.find(in);
       if (it == producer.end()) continue;
-      tasks[i].deps.push_back(it->second);
+      deps[i].push_back(it->second);
       consumers[it->second].push_back(i);
     }
   }
-  if (!training) return tasks;
-  std::vector<size_t> bwd_index(n);
+  if (training) {
+    std::vector<size_t> bwd_index(n);
+    for (size_t r = 0; r < n; ++r) {
+      const size_t i = n - 1 - r;
+      std::vector<size_t> d = {n - 1, i};  // after the loss (the last forward task) and its forward
+      for (size_t c : consumers[i]) d.push_back(bwd_index[c]);
+      bwd_index[i] = names.size();
+      names.push_back(graph.nodes[i].name + ".bwd");
+      deps.push_back(std::move(d));
+    }
+    std::vector<size_t> all_backward;
+    for (size_t i = n; i < names.size(); ++i) all_backward.push_back(i);
+    names.push_back(optimizer);
+    deps.push_back(std::move(all_backward));
+  }
+  return TaskDag::Build(std::move(names), std::move(deps));
+}
+
+// What the task times need of one layer: its calls (for dispatch kinds) and
+// its forward and backward device time.
+struct LayerTimes {
+  const std::vector<KernelCall>* calls = nullptr;
+  double fwd_s = 0;
+  double bwd_s = 0;
+};
+
+struct TaskTimes {
+  std::vector<double> device_s;
+  std::vector<double> dispatch_s;
+};
+
+// Device and dispatch time of each task of the DAG: `layers` parallel to the
+// graph's nodes, plus the optimizer last in training.
+TaskTimes TimeTasks(size_t task_count, size_t graph_nodes, const std::vector<LayerTimes>& layers,
+                    int64_t float_initializers, const HostSpec& host) {
+  TaskTimes t{std::vector<double>(task_count, 0.0), std::vector<double>(task_count, 0.0)};
+  const size_t n = graph_nodes;
+  for (size_t i = 0; i < n; ++i) {
+    t.device_s[i] = layers[i].fwd_s;
+    t.dispatch_s[i] = layers[i].calls->empty()
+                          ? Dispatch(host, "none")
+                          : Dispatch(host, KernelKindName(layers[i].calls->front().kind));
+  }
+  if (task_count == n) return t;
   for (size_t r = 0; r < n; ++r) {
     const size_t i = n - 1 - r;
-    Task t;
-    t.name = layers[i].name + ".bwd";
-    t.device_s = layers[i].bwd_s;
-    t.dispatch_s = layers[i].bwd_s > 0 ? Dispatch(host, "backward") : 0.0;
-    t.dispatch_s += BucketCopyDispatchS(host, layers[i].calls);  // data parallel only
-    t.deps.push_back(n - 1);  // the loss follows the last forward task
-    t.deps.push_back(i);
-    for (size_t c : consumers[i]) t.deps.push_back(bwd_index[c]);
-    bwd_index[i] = tasks.size();
-    tasks.push_back(std::move(t));
+    t.device_s[n + r] = layers[i].bwd_s;
+    t.dispatch_s[n + r] = (layers[i].bwd_s > 0 ? Dispatch(host, "backward") : 0.0) +
+                          BucketCopyDispatchS(host, *layers[i].calls);  // data parallel only
   }
-  if (layers.size() > n) {  // the optimizer
-    Task opt;
-    opt.name = layers[n].name;
-    opt.device_s = layers[n].fwd_s + layers[n].bwd_s;
-    opt.dispatch_s = Dispatch(host, "optimizer") * std::max<size_t>(layers[n].calls.size(), 1) +
-                     OptimizerPerTensorS(host) * FloatInitializerCount(graph);
-    for (size_t i = n; i < tasks.size(); ++i) opt.deps.push_back(i);
-    tasks.push_back(std::move(opt));
+  const LayerTimes& o = layers[n];
+  t.device_s.back() = o.fwd_s + o.bwd_s;
+  t.dispatch_s.back() = Dispatch(host, "optimizer") * std::max<size_t>(o.calls->size(), 1) +
+                        OptimizerPerTensorS(host) * static_cast<double>(float_initializers);
+  return t;
+}
+
+std::vector<LayerTimes> TimesOfLayers(const std::vector<LayerEstimate>& layers) {
+  std::vector<LayerTimes> out;
+  out.reserve(layers.size());
+  for (const LayerEstimate& l : layers) out.push_back({&l.calls, l.fwd_s, l.bwd_s});
+  return out;
+}
+
+std::vector<LayerTimes> TimesOfCosts(const LoweredGraph& lowered,
+                                     const std::vector<std::vector<CallCost>>& costs) {
+  std::vector<LayerTimes> out;
+  out.reserve(lowered.nodes.size());
+  for (size_t i = 0; i < lowered.nodes.size(); ++i) {
+    LayerTimes t{&lowered.nodes[i].calls, 0, 0};
+    for (size_t j = 0; j < costs[i].size(); ++j) {
+      (lowered.nodes[i].calls[j].phase == "fwd" ? t.fwd_s : t.bwd_s) += costs[i][j].time_s;
+    }
+    out.push_back(t);
   }
-  return tasks;
+  return out;
 }
 
 MemoryFootprint Footprint(const Graph& graph, const EstimateOptions& options) {
@@ -127,12 +164,12 @@ MemoryFootprint Footprint(const Graph& graph, const EstimateOptions& options) {
   return m;
 }
 
-void Summarise(const ScheduleResult& sched, const std::vector<Task>& tasks, Estimate* e) {
+void Summarise(const ScheduleResult& sched, const TaskDag& dag, Estimate* e) {
   e->gpu_time_s = sched.one_stream_s;
   e->critical_path_s = sched.critical_path_s;
   e->eager_s = sched.eager_s;
   e->host_s = sched.host_s;
-  for (size_t t : sched.critical_path) e->critical_path.push_back(tasks[t].name);
+  for (size_t t : sched.critical_path) e->critical_path.push_back(dag.name(t));
   double total = 0;
   for (const LayerEstimate& layer : e->layers) {
     e->flops += layer.flops;
@@ -146,6 +183,45 @@ void Summarise(const ScheduleResult& sched, const std::vector<Task>& tasks, Esti
     }
   }
   for (auto& [name, share] : e->source_share) share = total > 0 ? share / total : 0;
+}
+
+Status CheckCosts(const LoweredGraph& lowered, const std::vector<std::vector<CallCost>>& costs) {
+  if (costs.size() != lowered.nodes.size()) {
+    return Internal(std::to_string(costs.size()) + " cost lists for " +
+                    std::to_string(lowered.nodes.size()) + " lowered nodes");
+  }
+  for (size_t i = 0; i < costs.size(); ++i) {
+    if (costs[i].size() != lowered.nodes[i].calls.size()) {
+      return Internal("node " + lowered.nodes[i].name + " has " +
+                      std::to_string(lowered.nodes[i].calls.size()) + " calls but " +
+                      std::to_string(costs[i].size()) + " costs");
+    }
+  }
+  return Status::Ok();
+}
+
+// Schedules the plan's tasks with the given times and adds the all-reduce.
+Result<PlannedTimes> ScheduleSteps(const Graph& graph, const EstimatePlan& plan,
+                                   const std::vector<LayerTimes>& layers, const Machine& machine,
+                                   const EstimateOptions& options, ScheduleResult* sched_out) {
+  const TaskTimes times = TimeTasks(plan.dag.size(), graph.nodes.size(), layers,
+                                    plan.float_initializers, machine.host);
+  ScheduleResult sched = ScheduleTimes(plan.dag, times.device_s, times.dispatch_s);
+  PlannedTimes t;
+  t.gpu_time_s = sched.one_stream_s;
+  t.critical_path_s = sched.critical_path_s;
+  t.eager_s = sched.eager_s;
+  t.host_s = sched.host_s;
+  if (options.lowering.training && options.data_parallel.gpus > 1) {
+    DLSIM_ASSIGN_OR_RETURN(t.data_parallel,
+                           PriceGradientAllReduceStep(plan.gradient_bytes, times.device_s, sched,
+                                                      machine, options.data_parallel));
+    t.gpu_time_s += t.data_parallel.exposed_s;
+    t.critical_path_s += t.data_parallel.exposed_s;
+    t.eager_s += t.data_parallel.exposed_s;
+  }
+  if (sched_out != nullptr) *sched_out = std::move(sched);
+  return t;
 }
 
 }  // namespace
@@ -175,39 +251,72 @@ Bound LayerEstimate::bound() const {
   return Dominant(costs, Bound::kLatency, [](const CallCost& c) { return c.bound; });
 }
 
-Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
-                               const EstimateOptions& options) {
-  DLSIM_ASSIGN_OR_RETURN(LoweredGraph lowered, LowerGraph(graph, options.lowering));
-  if (options.lowering.training && options.data_parallel.gpus > 1) AddBucketCopies(graph, &lowered);
+Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& options) {
+  EstimatePlan plan;
+  DLSIM_ASSIGN_OR_RETURN(plan.lowered, LowerGraph(graph, options.lowering));
+  const bool training = options.lowering.training;
+  const bool data_parallel = training && options.data_parallel.gpus > 1;
+  if (data_parallel) AddBucketCopies(graph, &plan.lowered);
+  if (training) {
+    plan.float_initializers = FloatInitializerCount(graph);
+    LoweredNode opt;
+    opt.name = "optimizer." + options.optimizer;
+    opt.op_type = "Optimizer";
+    opt.node_index = graph.nodes.size();
+    opt.calls = LowerOptimizer(options.optimizer, graph.ParameterCount(), plan.float_initializers,
+                               options.fused_optimizer, options.lowering);
+    plan.lowered.nodes.push_back(std::move(opt));
+  }
+  if (data_parallel) plan.gradient_bytes = GradientBytesByNode(graph);
+  DLSIM_ASSIGN_OR_RETURN(plan.dag, BuildTaskDag(graph, training, "optimizer." + options.optimizer));
+  plan.memory = Footprint(graph, options);
+  return plan;
+}
+
+Result<PlannedTimes> PlannedStepTimes(const Graph& graph, const EstimatePlan& plan,
+                                      const std::vector<std::vector<CallCost>>& costs,
+                                      const Machine& machine, const EstimateOptions& options) {
+  DLSIM_RETURN_IF_ERROR(CheckCosts(plan.lowered, costs));
+  return ScheduleSteps(graph, plan, TimesOfCosts(plan.lowered, costs), machine, options, nullptr);
+}
+
+Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
+                                 const std::vector<std::vector<CallCost>>& costs,
+                                 const Machine& machine, const EstimateOptions& options) {
+  DLSIM_RETURN_IF_ERROR(CheckCosts(plan.lowered, costs));
   Estimate e;
   e.model = graph.name;
-  e.machine = cost.machine().name;
+  e.machine = machine.name;
   e.batch = options.batch;
   e.dtype = options.dtype_name;
   e.mode = options.lowering.training ? "training" : "inference";
   e.parameter_count = graph.ParameterCount();
-  e.warnings = lowered.warnings;
+  e.warnings = plan.lowered.warnings;
+  e.layers.reserve(plan.lowered.nodes.size());
+  for (size_t i = 0; i < plan.lowered.nodes.size(); ++i) {
+    e.layers.push_back(MakeLayer(plan.lowered.nodes[i], costs[i]));
+  }
+  ScheduleResult sched;
+  DLSIM_ASSIGN_OR_RETURN(PlannedTimes t, ScheduleSteps(graph, plan, TimesOfLayers(e.layers), machine,
+                                                       options, &sched));
+  Summarise(sched, plan.dag, &e);
+  e.gpu_time_s = t.gpu_time_s;
+  e.critical_path_s = t.critical_path_s;
+  e.eager_s = t.eager_s;
+  e.data_parallel = t.data_parallel;
+  e.memory = plan.memory;
+  return e;
+}
+
+Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
+                               const EstimateOptions& options) {
+  DLSIM_ASSIGN_OR_RETURN(EstimatePlan plan, PlanEstimate(graph, options));
+  std::vector<std::vector<CallCost>> costs(plan.lowered.nodes.size());
+  for (size_t i = 0; i < plan.lowered.nodes.size(); ++i) {
+    for (const KernelCall& call : plan.lowered.nodes[i].calls) costs[i].push_back(cost.Price(call));
+  }
+  DLSIM_ASSIGN_OR_RETURN(Estimate e, EstimatePlanned(graph, plan, costs, cost.machine(), options));
   for (const std::string& note : cost.notes()) e.warnings.push_back(note);
-  for (const LoweredNode& ln : lowered.nodes) e.layers.push_back(PriceLayer(ln, cost));
-  if (options.lowering.training) {
-    int64_t tensors = 0;
-    for (const auto& [name, t] : graph.tensors) tensors += t.is_initializer && IsFloatDType(t.dtype);
-    LoweredNode opt;
-    opt.name = "optimizer." + options.optimizer;
-    opt.op_type = "Optimizer";
-    opt.calls = LowerOptimizer(options.optimizer, e.parameter_count, tensors,
-                               options.fused_optimizer, options.lowering);
-    e.layers.push_back(PriceLayer(opt, cost));
-  }
-  std::vector<Task> tasks = BuildTasks(graph, e.layers, options.lowering.training,
-                                       cost.machine().host);
-  DLSIM_ASSIGN_OR_RETURN(ScheduleResult sched, Schedule(tasks));
-  Summarise(sched, tasks, &e);
-  if (options.lowering.training && options.data_parallel.gpus > 1) {
-    DLSIM_RETURN_IF_ERROR(AddGradientAllReduce(graph, tasks, sched, cost.machine(),
-                                               options.data_parallel, &e));
-  }
-  e.memory = Footprint(graph, options);
   return e;
 }
 
@@ -215,13 +324,20 @@ Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e)
   if (e->layers.size() < graph.nodes.size()) {
     return Internal("estimate of " + e->model + " has fewer layers than the graph has nodes");
   }
-  std::vector<Task> tasks = BuildTasks(graph, e->layers, e->mode == "training", host);
-  DLSIM_ASSIGN_OR_RETURN(ScheduleResult sched, Schedule(tasks));
+  const bool training = e->mode == "training";
+  if (training && e->layers.size() != graph.nodes.size() + 1) {
+    return Internal("training estimate of " + e->model + " has no optimizer layer");
+  }
+  const std::string optimizer = training ? e->layers.back().name : "";
+  DLSIM_ASSIGN_OR_RETURN(TaskDag dag, BuildTaskDag(graph, training, optimizer));
+  const TaskTimes times = TimeTasks(dag.size(), graph.nodes.size(), TimesOfLayers(e->layers),
+                                    FloatInitializerCount(graph), host);
+  ScheduleResult sched = ScheduleTimes(dag, times.device_s, times.dispatch_s);
   e->critical_path.clear();
   e->source_share.clear();
   e->flops = e->bytes = e->p10_s = e->p90_s = 0;
   e->kernel_count = 0;
-  Summarise(sched, tasks, e);
+  Summarise(sched, dag, e);
   return Status::Ok();
 }
 

@@ -95,30 +95,26 @@ DataParallelStep PriceGradientAllReduce(const std::vector<double>& grad_bytes,
   return step;
 }
 
-Status AddGradientAllReduce(const Graph& graph, const std::vector<Task>& tasks,
-                            const ScheduleResult& sched, const Machine& machine,
-                            const DataParallelOptions& options, Estimate* e) {
+Result<DataParallelStep> PriceGradientAllReduceStep(const std::vector<double>& gradient_bytes,
+                                                    const std::vector<double>& task_device_s,
+                                                    const ScheduleResult& sched, const Machine& machine,
+                                                    const DataParallelOptions& options) {
   if (options.gpus > machine.TotalGpus()) {
     return InvalidArgument("data parallel over " + std::to_string(options.gpus) + " GPUs, but " +
                            machine.source_path + " has " + std::to_string(machine.TotalGpus()) +
                            " (node.gpus_per_node x system.nodes)");
   }
-  const size_t n = graph.nodes.size();
-  DLSIM_CHECK(tasks.size() >= 2 * n && sched.start_s.size() == tasks.size());
+  const size_t n = gradient_bytes.size();
+  DLSIM_CHECK(task_device_s.size() >= 2 * n && sched.start_s.size() == task_device_s.size());
   std::vector<double> ready_s(n, 0.0);
   double backward_end_s = 0;
   for (size_t i = 0; i < n; ++i) {
     const size_t t = n + (n - 1 - i);
-    ready_s[i] = sched.start_s[t] + tasks[t].device_s;
+    ready_s[i] = sched.start_s[t] + task_device_s[t];
     backward_end_s = std::max(backward_end_s, ready_s[i]);
   }
   DLSIM_ASSIGN_OR_RETURN(CollectiveModel comm, CollectiveModel::ForMachine(machine));
-  e->data_parallel = PriceGradientAllReduce(GradientBytesByNode(graph), ready_s,
-                                            backward_end_s, comm, options);
-  e->gpu_time_s += e->data_parallel.exposed_s;
-  e->critical_path_s += e->data_parallel.exposed_s;
-  e->eager_s += e->data_parallel.exposed_s;
-  return Status::Ok();
+  return PriceGradientAllReduce(gradient_bytes, ready_s, backward_end_s, comm, options);
 }
 
 }  // namespace dlsim

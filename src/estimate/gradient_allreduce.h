@@ -43,12 +43,14 @@ DataParallelStep PriceGradientAllReduce(const std::vector<double>& grad_bytes,
                                         double backward_end_s, const CollectiveModel& comm,
                                         const DataParallelOptions& options);
 
-// Adds the all-reduce of a training step's gradients to `e` (its times and
-// e->data_parallel), from the step's one-stream schedule: `tasks` as the
-// estimator built them (forward per node, then backward in reverse order).
-Status AddGradientAllReduce(const Graph& graph, const std::vector<Task>& tasks,
-                            const ScheduleResult& sched, const Machine& machine,
-                            const DataParallelOptions& options, Estimate* e);
+// The all-reduce of a training step's gradients (`gradient_bytes` from
+// GradientBytesByNode), from the step's one-stream schedule: `tasks` as the
+// estimator built them (forward per node, then backward in reverse order;
+// `task_device_s` their device times).
+Result<DataParallelStep> PriceGradientAllReduceStep(const std::vector<double>& gradient_bytes,
+                                                    const std::vector<double>& task_device_s,
+                                                    const ScheduleResult& sched, const Machine& machine,
+                                                    const DataParallelOptions& options);
 
 }  // namespace dlsim
 

@@ -1,5 +1,6 @@
 #include "dlsim/estimate/workload_estimate.h"
 
+#include "dlsim/cost/variant_pricing.h"
 #include "dlsim/model/onnx_import.h"
 
 namespace dlsim {
@@ -84,6 +85,91 @@ StepTimeFn MakeStepTimeFn() {
     }
     DLSIM_ASSIGN_OR_RETURN(Estimate e, EstimateModel(*graph, *cost, eo));
     return e.eager_s;
+  };
+}
+
+namespace {
+
+// One workload lowered for one data-parallel setting, with every call priced
+// on the sweep's reference once.
+struct PreparedWorkload {
+  std::shared_ptr<const Graph> graph;
+  EstimatePlan plan;
+  std::vector<std::vector<std::optional<CallCost>>> reference_costs;
+};
+
+class SweepPricer {
+ public:
+  Result<double> StepTime(const Workload& w, const Machine& m) {
+    DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, WorkloadEstimateOptions(w));
+    if (eo.lowering.training) eo.data_parallel.gpus = static_cast<int>(GpusPerUnit(w, m));
+    DLSIM_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedWorkload> p,
+                           Prepare(w, eo, m.calibration.scale_from));
+    DLSIM_ASSIGN_OR_RETURN(std::shared_ptr<const VariantPricing> pricing, Pricing(m.calibration.scale_from));
+    std::vector<std::vector<CallCost>> costs(p->plan.lowered.nodes.size());
+    for (size_t i = 0; i < costs.size(); ++i) {
+      const std::vector<KernelCall>& calls = p->plan.lowered.nodes[i].calls;
+      costs[i].reserve(calls.size());
+      for (size_t j = 0; j < calls.size(); ++j) {
+        costs[i].push_back(pricing->OnVariant(calls[j], p->reference_costs[i][j], m.device));
+      }
+    }
+    DLSIM_ASSIGN_OR_RETURN(PlannedTimes t, PlannedStepTimes(*p->graph, p->plan, costs, m, eo));
+    return t.eager_s;
+  }
+
+ private:
+  Result<std::shared_ptr<const VariantPricing>> Pricing(const std::string& reference) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return PricingLocked(reference);
+  }
+
+  Result<std::shared_ptr<const VariantPricing>> PricingLocked(const std::string& reference) {
+    auto& slot = pricing_[reference];
+    if (!slot) {
+      DLSIM_ASSIGN_OR_RETURN(slot, VariantPricing::ForReference(reference));
+    }
+    return slot;
+  }
+
+  Result<std::shared_ptr<const PreparedWorkload>> Prepare(const Workload& w, const EstimateOptions& eo,
+                                                          const std::string& reference) {
+    const std::string key = w.Where() + (eo.data_parallel.gpus > 1 ? "#ddp#" : "#1#") + reference;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& slot = prepared_[key];
+    if (slot) return slot;
+    auto& graph = graphs_[w.Where()];
+    if (!graph) {
+      DLSIM_ASSIGN_OR_RETURN(Graph g, LoadWorkloadModel(w));
+      graph = std::make_shared<const Graph>(std::move(g));
+    }
+    DLSIM_ASSIGN_OR_RETURN(std::shared_ptr<const VariantPricing> pricing, PricingLocked(reference));
+    auto p = std::make_shared<PreparedWorkload>();
+    p->graph = graph;
+    DLSIM_ASSIGN_OR_RETURN(p->plan, PlanEstimate(*graph, eo));
+    for (const LoweredNode& node : p->plan.lowered.nodes) {
+      std::vector<std::optional<CallCost>> row;
+      for (const KernelCall& call : node.calls) row.push_back(pricing->OnReference(call));
+      p->reference_costs.push_back(std::move(row));
+    }
+    slot = std::move(p);
+    return slot;
+  }
+
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const Graph>> graphs_;
+  std::map<std::string, std::shared_ptr<const VariantPricing>> pricing_;
+  std::map<std::string, std::shared_ptr<const PreparedWorkload>> prepared_;
+};
+
+}  // namespace
+
+StepTimeFn MakeSweepStepTimeFn() {
+  auto sweep = std::make_shared<SweepPricer>();
+  StepTimeFn general = MakeStepTimeFn();
+  return [sweep, general](const Workload& w, const Machine& m) -> Result<double> {
+    if (!PricedAsVariant(m)) return general(w, m);
+    return sweep->StepTime(w, m);
   };
 }
 

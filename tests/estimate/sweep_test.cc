@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <string>
 
+#include "dlsim/estimate/workload_estimate.h"
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/machine/workload_io.h"
 
 namespace dlsim {
 namespace {
@@ -153,6 +155,35 @@ TEST(Sweep, StepErrorNamesTheVariant) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("h100[memory_bw=x2]"), std::string::npos)
       << r.status().message();
+}
+
+// The sweep's step times (each workload lowered and priced on the reference
+// once, then scaled per variant) are exactly the general path's, for
+// training workloads with and without data parallelism.
+TEST(SweepStepTime, EqualsTheGeneralPathOnEveryVariant) {
+  auto study = LoadWorkloadFile(kRoot + "/workloads/candle-projection.yaml");
+  ASSERT_TRUE(study.ok()) << study.status().ToString();
+  auto grid = ParseSweepGrid({"memory_bw=x1,x2", "matrix_peak=x1,x3", "gpus_per_node=1,4", "dispatch=x1,x0.5"});
+  ASSERT_TRUE(grid.ok());
+  std::vector<Workload> workloads = study->workloads;
+  for (Workload& w : workloads) w.gpus_per_unit = 4;  // data parallel where the node has 4
+  const Machine base = Base();
+  StepTimeFn general = MakeStepTimeFn();
+  StepTimeFn sweep = MakeSweepStepTimeFn();
+  int compared = 0;
+  for (size_t i = 0; i < grid->VariantCount(); ++i) {
+    auto variant = MakeVariant(base, *grid, SweepPoint(*grid, i));
+    ASSERT_TRUE(variant.ok());
+    if (variant->node.gpus_per_node * variant->system.nodes < 4) continue;
+    for (const Workload& w : workloads) {
+      auto a = general(w, *variant);
+      auto b = sweep(w, *variant);
+      ASSERT_TRUE(a.ok() && b.ok()) << variant->name << ": " << a.status().ToString() << b.status().ToString();
+      EXPECT_DOUBLE_EQ(*a, *b) << variant->name << " " << w.name;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 8 * 3);
 }
 
 }  // namespace

@@ -39,6 +39,14 @@ struct RooflineBreakdown {
 RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
                                const RooflineParams& params);
 
+// The roofline's price of `call` on `device` (source roofline).
+CallCost RooflineCost(const KernelCall& call, const DeviceSpec& device, const RooflineParams& params);
+
+// `reference` (a cost on `reference_device`) scaled to `target`, as
+// ScaledPricer does (source scaled).
+CallCost ScaleCost(const KernelCall& call, const CallCost& reference, const DeviceSpec& reference_device,
+                   const DeviceSpec& target, const RooflineParams& params);
+
 class RooflinePricer : public KernelPricer {
  public:
   RooflinePricer(const DeviceSpec& device, RooflineParams params)

@@ -31,8 +31,31 @@ struct ScheduleResult {
   std::vector<double> start_s;        // one-stream start time of each task
 };
 
-// Tasks are given in a valid issue order (every dep precedes its task);
-// a dependency on a later task is an error (a cycle).
+// The DAG of tasks without their times, checked and topologically ordered
+// once, so that many sets of times (one per machine) schedule cheaply.
+class TaskDag {
+ public:
+  // `deps[v]` lists the tasks v waits for; tasks are in a valid issue order
+  // (every dep precedes its task): a dependency on a later task is an error
+  // (a cycle) naming the task.
+  static Result<TaskDag> Build(std::vector<std::string> names, std::vector<std::vector<size_t>> deps);
+  size_t size() const { return names_.size(); }
+  const std::string& name(size_t task) const { return names_[task]; }
+  const std::vector<size_t>& deps(size_t task) const { return deps_[task]; }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::vector<size_t>> deps_;
+  std::vector<size_t> order_;  // topological order (Boost.Graph)
+  friend ScheduleResult ScheduleTimes(const TaskDag&, const std::vector<double>&, const std::vector<double>&);
+};
+
+// Schedules `dag` with each task's device time and host dispatch time
+// (both parallel to the tasks).
+ScheduleResult ScheduleTimes(const TaskDag& dag, const std::vector<double>& device_s,
+                             const std::vector<double>& dispatch_s);
+
+// Builds the DAG of `tasks` and schedules their times.
 Result<ScheduleResult> Schedule(const std::vector<Task>& tasks);
 
 }  // namespace dlsim

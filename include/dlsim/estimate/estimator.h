@@ -79,6 +79,37 @@ struct Estimate {
 Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
                                const EstimateOptions& options);
 
+// EstimateModel in two steps, for one model priced on many machines (dlsim
+// sweep). The plan is what depends on the graph and options only: the
+// lowered calls (DDP bucket copies when options.data_parallel.gpus > 1, the
+// optimizer as a last node in training), the task DAG, the memory footprint.
+struct EstimatePlan {
+  LoweredGraph lowered;
+  TaskDag dag;  // forward, backward and optimizer tasks; times come per machine
+  MemoryFootprint memory;
+  int64_t float_initializers = 0;     // parameter tensors (optimizer host cost)
+  std::vector<double> gradient_bytes;  // per node; data parallel only
+};
+Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& options);
+
+// The estimate EstimateModel makes with a cost model that prices
+// plan.lowered.nodes[i].calls[j] at costs[i][j] on `machine`.
+Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
+                                 const std::vector<std::vector<CallCost>>& costs,
+                                 const Machine& machine, const EstimateOptions& options);
+
+// Only its step times (no layers, no summary), for sweeps.
+struct PlannedTimes {
+  double gpu_time_s = 0;
+  double critical_path_s = 0;
+  double eager_s = 0;
+  double host_s = 0;
+  DataParallelStep data_parallel;
+};
+Result<PlannedTimes> PlannedStepTimes(const Graph& graph, const EstimatePlan& plan,
+                                      const std::vector<std::vector<CallCost>>& costs,
+                                      const Machine& machine, const EstimateOptions& options);
+
 // Re-combines `e`'s layers after their calls, costs or fwd_s/bwd_s were
 // changed (what-if analyses): recomputes the one-stream, critical-path and
 // eager times, the critical path and the totals from e->layers, which must

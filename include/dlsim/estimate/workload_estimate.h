@@ -25,6 +25,13 @@ Result<Estimate> EstimateWorkloadStep(const Workload& workload, const Machine& m
 // A StepTimeFn for ComputeFom that caches loaded models and cost models.
 StepTimeFn MakeStepTimeFn();
 
+// The same step times for many variants of one machine (dlsim sweep): for a
+// machine without a database of its own (PricedAsVariant), each workload is
+// lowered once and each call priced on the calibration.scale_from reference
+// once (VariantPricing); a variant then costs the scaling of those prices
+// and the schedule. Other machines go through MakeStepTimeFn.
+StepTimeFn MakeSweepStepTimeFn();
+
 }  // namespace dlsim
 
 #endif  // DLSIM_ESTIMATE_WORKLOAD_ESTIMATE_H_
