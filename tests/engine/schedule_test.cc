@@ -47,5 +47,20 @@ TEST(ScheduleTest, DependencyOnLaterTaskIsAnError) {
   EXPECT_NE(r.status().message().find("'a'"), std::string::npos);
 }
 
+// One DAG, built once, scheduled with two machines' times (what a sweep does).
+TEST(ScheduleTest, OneDagManySetsOfTimes) {
+  auto dag = TaskDag::Build({"in", "a", "b", "join"}, {{}, {0}, {0}, {1, 2}});
+  ASSERT_TRUE(dag.ok());
+  const std::vector<double> dispatch(4, 10e-6);
+  ScheduleResult slow = ScheduleTimes(*dag, {1e-3, 3e-3, 5e-3, 1e-3}, dispatch);
+  EXPECT_DOUBLE_EQ(slow.critical_path_s, 7e-3);
+  EXPECT_EQ(slow.critical_path, (std::vector<size_t>{0, 2, 3}));
+  ScheduleResult fast = ScheduleTimes(*dag, {1e-3, 6e-3, 2e-3, 1e-3}, dispatch);  // branch a is longer now
+  EXPECT_DOUBLE_EQ(fast.one_stream_s, 10e-3);
+  EXPECT_DOUBLE_EQ(fast.critical_path_s, 8e-3);
+  EXPECT_EQ(fast.critical_path, (std::vector<size_t>{0, 1, 3}));
+  EXPECT_EQ(dag->name(3), "join");
+}
+
 }  // namespace
 }  // namespace dlsim
