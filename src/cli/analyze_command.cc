@@ -7,8 +7,10 @@
 #include "commands.h"
 #include "dlsim/analyze/analyze.h"
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/report/html_report.h"
 #include "dlsim/report/report.h"
 #include "model_options.h"
+#include "output_file.h"
 
 namespace dlsim::cli {
 namespace {
@@ -18,6 +20,7 @@ struct AnalyzeArgs {
   std::string machine = "h100";
   std::string format = "table";
   std::string algo_db;
+  std::string html_path;
   int top = 5;
   ModelOptions model_opts;
 };
@@ -100,7 +103,8 @@ Status RunAnalyze(const AnalyzeArgs& args) {
   } else {
     PrintTable(analysis, args.top);
   }
-  return Status::Ok();
+  if (args.html_path.empty()) return Status::Ok();
+  return WriteTextFile(args.html_path, EstimateToHtml(analysis.baseline, machine, &analysis));
 }
 
 }  // namespace
@@ -118,6 +122,10 @@ void RegisterAnalyzeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--algo-db", args->algo_db,
                   "database with every cuDNN algorithm per convolution (default: the machine's "
                   "calibration.algorithm_db)");
+  cmd->add_option("--html", args->html_path,
+                  "also write the self-contained HTML report of the estimate, with this advice, "
+                  "to FILE (docs/reports.md)")
+      ->type_name("FILE");
   AddModelOptions(cmd, &args->model_opts, true);
   cmd->callback([args, exit_code] {
     Status s = RunAnalyze(*args);

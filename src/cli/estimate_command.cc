@@ -1,7 +1,7 @@
 // dlsim estimate MODEL.onnx [--machine M] [--batch N] [--dtype D] ...
-#include <fstream>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -10,8 +10,10 @@
 #include "dlsim/estimate/workload_estimate.h"
 #include "dlsim/machine/workload_io.h"
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/report/html_report.h"
 #include "dlsim/report/report.h"
 #include "model_options.h"
+#include "output_file.h"
 
 namespace dlsim::cli {
 namespace {
@@ -22,17 +24,25 @@ struct EstimateArgs {
   std::string format = "table";
   std::string trace_path;
   std::string csv_path;
+  std::string html_path;
   std::string workload;
   int top = 0;
   ModelOptions model_opts;
 };
 
-Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return IoError("cannot write " + path);
-  out << text;
-  out.close();
-  if (!out) return IoError("writing " + path + " failed");
+// --trace, --csv and --html: the files next to the printed report.
+Status WriteReportFiles(const EstimateArgs& args, const Estimate& e, const Machine& machine) {
+  if (!args.trace_path.empty()) {
+    DLSIM_RETURN_IF_ERROR(WriteTextFile(args.trace_path, EstimateToChromeTrace(e)));
+  }
+  if (!args.csv_path.empty()) {
+    std::ostringstream csv;
+    WriteEstimateCsv(csv, e);
+    DLSIM_RETURN_IF_ERROR(WriteTextFile(args.csv_path, csv.str()));
+  }
+  if (!args.html_path.empty()) {
+    DLSIM_RETURN_IF_ERROR(WriteTextFile(args.html_path, EstimateToHtml(e, machine, nullptr)));
+  }
   return Status::Ok();
 }
 
@@ -64,7 +74,13 @@ Status RunWorkloads(const EstimateArgs& args) {
 }
 
 Status RunEstimate(const EstimateArgs& args) {
-  if (!args.workload.empty()) return RunWorkloads(args);
+  if (!args.workload.empty()) {
+    if (!args.html_path.empty() || !args.trace_path.empty() || !args.csv_path.empty()) {
+      return InvalidArgument(
+          "--html, --trace and --csv report one model; they do not apply to --workload");
+    }
+    return RunWorkloads(args);
+  }
   if (args.model.empty()) return InvalidArgument("give a MODEL.onnx or --workload FILE");
   DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(args.model_opts));
   if (args.format != "table" && args.format != "json" && args.format != "csv") {
@@ -94,13 +110,7 @@ Status RunEstimate(const EstimateArgs& args) {
   } else {
     WriteEstimateTable(std::cout, e, ro);
   }
-  if (!args.trace_path.empty()) DLSIM_RETURN_IF_ERROR(WriteFile(args.trace_path, EstimateToChromeTrace(e)));
-  if (!args.csv_path.empty()) {
-    std::ofstream csv(args.csv_path);
-    if (!csv) return IoError("cannot write " + args.csv_path);
-    WriteEstimateCsv(csv, e);
-  }
-  return Status::Ok();
+  return WriteReportFiles(args, e, machine);
 }
 
 }  // namespace
@@ -114,8 +124,14 @@ void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
       ->capture_default_str();
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
-  cmd->add_option("--trace", args->trace_path, "write the simulated timeline as Chrome-trace JSON");
-  cmd->add_option("--csv", args->csv_path, "also write per-layer CSV to this file");
+  cmd->add_option("--trace", args->trace_path,
+                  "also write the simulated timeline as Chrome-trace JSON")
+      ->type_name("FILE");
+  cmd->add_option("--csv", args->csv_path, "also write per-layer CSV to FILE")->type_name("FILE");
+  cmd->add_option("--html", args->html_path,
+                  "also write a self-contained HTML report to FILE: summary, time breakdown, "
+                  "critical path, roofline, pricing sources (docs/reports.md)")
+      ->type_name("FILE");
   cmd->add_option("--top", args->top, "table: show at most this many layers");
   AddModelOptions(cmd, &args->model_opts, true);
   cmd->callback([args, exit_code] {
