@@ -226,7 +226,14 @@ def export_onnx(name, model, out_dir):
     iname = input_name(name)
     kwargs = dict(opset_version=17, input_names=[iname], output_names=["output"],
                   dynamic_axes={iname: {0: "batch"}, "output": {0: "batch"}},
-                  do_constant_folding=True)
+                  do_constant_folding=True,
+                  # Keep BatchNormalization nodes: in EVAL mode the exporter
+                  # folds each into the convolution before it, but PyTorch
+                  # runs them as kernels of their own (eval and training
+                  # alike), so a folded graph misses their time
+                  # (docs/compare.md). PRESERVE exports the eval-mode model
+                  # without that folding.
+                  training=torch.onnx.TrainingMode.PRESERVE)
     try:
         torch.onnx.export(model, (x,), path, dynamo=False, **kwargs)
     except TypeError:

@@ -33,7 +33,10 @@ TEST(CompareCli, ResNet18TraceAlignsToTheLayers) {
   EXPECT_EQ(j["kernel_count"], 369);
   EXPECT_NEAR(j["measured_gpu_ms"].get<double>(), j["kernel_time_ms"].get<double>() / 3, 1e-9);
   EXPECT_GE(j["aligned_share"].get<double>(), 0.95);
-  EXPECT_GT(j["explained_ms"].get<double>(), 0) << "PyTorch runs the batch norms the export folded";
+  // The zoo's export keeps the batch norms, so they are expected calls, not
+  // folded ones the framework runs anyway.
+  EXPECT_GE(j["expected_share"].get<double>(), 0.95);
+  EXPECT_EQ(j["explained_ms"].get<double>(), 0);
   bool conv1 = false;
   for (const auto& l : j["layers"]) {
     if (l["name"] != "/conv1/Conv") continue;
