@@ -65,6 +65,31 @@ class FittedPricer : public KernelPricer {
   DeviceSpec device_;
 };
 
+// The database's cold-L2 times, made warm for calls whose input the kernel
+// before them just wrote and that fits in L2 (calibration.l2_resident_factor).
+class L2ResidentPricer : public KernelPricer {
+ public:
+  L2ResidentPricer(std::shared_ptr<const KernelPricer> inner, std::map<std::string, double> factors,
+                   double l2_bytes)
+      : inner_(std::move(inner)), factors_(std::move(factors)), l2_bytes_(l2_bytes) {}
+  std::optional<CallCost> Price(const KernelCall& call) const override {
+    std::optional<CallCost> c = inner_->Price(call);
+    if (!c || call.resident_input_bytes <= 0 || call.resident_input_bytes > l2_bytes_) return c;
+    auto it = factors_.find(KernelKindName(call.kind));
+    if (it == factors_.end()) return c;
+    c->time_s *= it->second;
+    c->p10_s *= it->second;
+    c->p90_s *= it->second;
+    if (c->heuristic_time_s > 0) c->heuristic_time_s *= it->second;
+    return c;
+  }
+
+ private:
+  std::shared_ptr<const KernelPricer> inner_;
+  std::map<std::string, double> factors_;
+  double l2_bytes_;
+};
+
 class ChainPricer : public KernelPricer {
  public:
   std::vector<std::shared_ptr<const KernelPricer>> chain;
@@ -100,6 +125,10 @@ Result<std::shared_ptr<const KernelPricer>> BuildDatabasePricer(
     if (fitted.ok()) fit = std::move(fitted).value();
   }
   if (fit) chain->chain.push_back(std::make_shared<FittedPricer>(std::move(*fit), machine.device));
+  if (!machine.calibration.l2_resident_factor.empty()) {
+    return std::shared_ptr<const KernelPricer>(std::make_shared<L2ResidentPricer>(
+        chain, machine.calibration.l2_resident_factor, machine.device.l2_bytes));
+  }
   return std::shared_ptr<const KernelPricer>(chain);
 }
 

@@ -26,6 +26,60 @@ int64_t FloatInitializerCount(const Graph& graph) {
   return n;
 }
 
+double RunBytes(const Graph& graph, const std::string& name, DType float_dtype) {
+  const Tensor* t = graph.FindTensor(name);
+  if (t == nullptr) return 0;
+  const DType d = IsFloatDType(t->dtype) && t->dtype != DType::kFloat64 ? float_dtype : t->dtype;
+  return static_cast<double>(t->num_elements()) * DTypeBytes(d);
+}
+
+KernelCall* FirstCall(LoweredNode& node, bool backward) {
+  for (KernelCall& c : node.calls) {
+    if ((c.phase == "bwd") == backward) return &c;
+  }
+  return nullptr;
+}
+
+// Marks the inputs each node's first forward call reads straight after the
+// previous kernel wrote them (an output of the nearest earlier node that
+// launched kernels), and the output gradient each node's first backward
+// call reads straight after the backward of the nearest later node that
+// consumes it produced it. The cost model decides what that is worth.
+void MarkResidentInputs(const Graph& graph, DType float_dtype, LoweredGraph* lowered) {
+  const size_t n = graph.nodes.size();
+  std::map<std::string, size_t> producer;
+  for (size_t i = 0; i < n; ++i) {
+    for (const std::string& out : graph.nodes[i].outputs) producer[out] = i;
+  }
+  long previous = -1;
+  for (size_t i = 0; i < n; ++i) {
+    KernelCall* first = FirstCall(lowered->nodes[i], false);
+    if (first == nullptr) continue;
+    for (const std::string& in : graph.nodes[i].inputs) {
+      auto it = producer.find(in);
+      if (it != producer.end() && static_cast<long>(it->second) == previous) {
+        first->resident_input_bytes += RunBytes(graph, in, float_dtype);
+      }
+    }
+    previous = static_cast<long>(i);
+  }
+  long later = -1;
+  for (size_t r = 0; r < n; ++r) {
+    const size_t i = n - 1 - r;
+    KernelCall* first = FirstCall(lowered->nodes[i], true);
+    if (first == nullptr) continue;
+    if (later >= 0) {
+      for (const std::string& out : graph.nodes[i].outputs) {
+        const auto& ins = graph.nodes[later].inputs;
+        if (std::find(ins.begin(), ins.end(), out) != ins.end()) {
+          first->resident_input_bytes += RunBytes(graph, out, float_dtype);
+        }
+      }
+    }
+    later = static_cast<long>(i);
+  }
+}
+
 LayerEstimate MakeLayer(const LoweredNode& ln, const std::vector<CallCost>& costs) {
   LayerEstimate layer;
   layer.name = ln.name;
@@ -256,6 +310,7 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
   DLSIM_ASSIGN_OR_RETURN(plan.lowered, LowerGraph(graph, options.lowering));
   const bool training = options.lowering.training;
   const bool data_parallel = training && options.data_parallel.gpus > 1;
+  MarkResidentInputs(graph, options.lowering.dtype, &plan.lowered);
   if (data_parallel) AddBucketCopies(graph, &plan.lowered);
   if (training) {
     plan.float_initializers = FloatInitializerCount(graph);

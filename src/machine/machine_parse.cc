@@ -183,6 +183,20 @@ void ParseCalibration(YamlFields f, const std::string& file, const std::string& 
   if (c->db_gpu.empty()) c->db_gpu = device_name;
   const std::string algorithm_db = f.String("algorithm_db", Presence::kOptional);
   if (!algorithm_db.empty()) c->algorithm_db = ResolveAgainstFileDir(file, algorithm_db);
+  // The memory-bound kernel kinds (docs/kernel-keys.md) a factor may name.
+  static const std::set<std::string> kResidentKinds = {
+      "batchnorm_infer", "batchnorm_train_fwd", "batchnorm_bwd", "layernorm_fwd", "layernorm_bwd",
+      "softmax_fwd",     "softmax_bwd",         "pool_fwd",      "pool_bwd",      "elementwise",
+      "reduction",       "copy"};
+  YamlFields factors = f.Map("l2_resident_factor", Presence::kOptional);
+  for (const auto& kind : f.MapKeys("l2_resident_factor")) {
+    if (kResidentKinds.count(kind) == 0) {
+      factors.Fail(kind, "not a memory-bound kernel kind (batchnorm_infer, elementwise, copy, ...)");
+      continue;
+    }
+    c->l2_resident_factor[kind] = factors.Positive(kind, Presence::kRequired, 2.0);
+  }
+  factors.Finish();
   const std::string scale_from = f.String("scale_from", Presence::kOptional);
   if (!scale_from.empty()) {
     c->scale_from = ResolveAgainstFileDir(file, scale_from);

@@ -146,6 +146,7 @@ LayerComparison Summarise(const LayerEstimate& le, size_t index, const LayerTota
     cc.kind = KernelKindName(le.calls[c].kind);
     cc.estimated_s = le.costs[c].time_s;
     cc.algo = le.costs[c].algo;
+    cc.resident_input_bytes = le.calls[c].resident_input_bytes;
     auto s = t.call_s.find(static_cast<int>(c));
     if (s != t.call_s.end()) cc.measured_s = s->second * per;
     auto k = t.call_kernels.find(static_cast<int>(c));

@@ -95,7 +95,7 @@ std::string ComparisonToJson(const Comparison& c) {
     for (const CallComparison& cc : l.calls) {
       calls.push_back({{"kind", cc.kind}, {"estimated_ms", cc.estimated_s * 1e3},
                        {"measured_ms", cc.measured_s * 1e3}, {"kernels", cc.kernels},
-                       {"algo", cc.algo}});
+                       {"algo", cc.algo}, {"resident_input_bytes", cc.resident_input_bytes}});
     }
     layers.push_back({{"name", l.name}, {"op_type", l.op_type},
                       {"estimated_ms", l.estimated_s * 1e3}, {"measured_ms", l.measured_s * 1e3},

@@ -37,6 +37,8 @@ TEST(BundledMachines, H100Values) {
   EXPECT_DOUBLE_EQ(m->device.measured_memory_bw_bytes_per_s, 3.0e12);
   EXPECT_DOUBLE_EQ(m->device.EffectiveMemoryBw(), 3.0e12);
   EXPECT_DOUBLE_EQ(m->device.l2_bytes, 50.0 * 1048576);
+  EXPECT_EQ(m->calibration.l2_resident_factor.size(), 9u);
+  EXPECT_DOUBLE_EQ(m->calibration.l2_resident_factor.at("batchnorm_train_fwd"), 0.454);
   EXPECT_DOUBLE_EQ(m->device.memory_bytes, 80.0 * 1073741824);
   EXPECT_DOUBLE_EQ(m->device.peak_flops.bf16_matrix, 989.5e12);
   EXPECT_DOUBLE_EQ(m->device.peak_flops.fp32_vector, 67e12);
@@ -132,6 +134,12 @@ TEST(MachineFiles, BadFilesNameTheFileAndField) {
                                         "found"),
             std::string::npos)
       << ref.status().message();
+  auto kind = LoadMachine(kData + "/bad_l2_resident_kind.yaml");
+  ASSERT_FALSE(kind.ok());
+  EXPECT_NE(kind.status().message().find("calibration.l2_resident_factor.conv_fwd: not a memory-bound "
+                                         "kernel kind"),
+            std::string::npos)
+      << kind.status().message();
   auto missing = LoadMachine(kData + "/no-such-file.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
@@ -141,11 +149,11 @@ TEST(MachineFiles, BadFilesNameTheFileAndField) {
 TEST(MachineFiles, FolderValidationReportsEachFile) {
   auto checks = ValidateMachineFiles(kData);
   ASSERT_TRUE(checks.ok()) << checks.status().ToString();
-  ASSERT_EQ(checks->size(), 6u);
+  ASSERT_EQ(checks->size(), 7u);
   int ok = 0;
   for (const auto& c : *checks) ok += c.status.ok() ? 1 : 0;
   EXPECT_EQ(ok, 2);  // minimal.yaml, relative_paths.yaml
-  EXPECT_EQ((*checks)[0].path, kData + "/bad_missing_scale_from.yaml");
+  EXPECT_EQ((*checks)[0].path, kData + "/bad_l2_resident_kind.yaml");
   auto none = ListMachineFiles(kData + "/nope");
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), StatusCode::kNotFound);

@@ -96,6 +96,11 @@ struct CalibrationSpec {
   // with the heuristic's pick marked (dlsim-calibrate records), "" = none.
   // Only `dlsim analyze` reads it; estimates never do.
   std::string algorithm_db;
+  // Measured time multipliers, by kernel kind ("batchnorm_train_fwd"), for
+  // calls whose input the previous kernel just wrote and that fits in L2: the
+  // database times each call with its inputs cold in L2, a model runs it
+  // warm. Fitted by bench/profile/fit_l2_resident.py; empty = none.
+  std::map<std::string, double> l2_resident_factor;
 };
 
 struct Machine {

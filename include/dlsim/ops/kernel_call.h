@@ -67,6 +67,11 @@ struct KernelCall {
   // Parameters in key order; numeric ones hold decimal integers.
   std::vector<std::pair<std::string, std::string>> params;
 
+  // Bytes of this call's input that the kernel issued just before it wrote
+  // (set by the estimator's plan, 0 = none): read from L2 rather than device
+  // memory when they fit there. Not part of the key.
+  double resident_input_bytes = 0;
+
   double bytes() const { return bytes_read + bytes_written; }
   // The database key (text form above).
   std::string Key() const;

@@ -49,6 +49,7 @@ struct CallComparison {
   double measured_s = 0;  // per iteration
   double kernels = 0;     // measured kernels per iteration
   std::string algo;       // the estimate's algorithm, when known
+  double resident_input_bytes = 0;  // KernelCall::resident_input_bytes
 };
 
 struct LayerComparison {
