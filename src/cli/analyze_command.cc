@@ -82,14 +82,11 @@ Status RunAnalyze(const AnalyzeArgs& args) {
     return InvalidArgument("--format must be table or json, got '" + args.format + "'");
   }
   if (args.top < 0) return InvalidArgument("--top must be 0 (all) or more");
-  DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(args.model_opts));
-  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
-  DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(args.model, args.model_opts));
-  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(machine));
-  if (eo.batch == 0 && !graph.inputs.empty()) {
-    const Tensor* in = graph.FindTensor(graph.inputs[0]);
-    if (in != nullptr && !in->dims.empty()) eo.batch = in->dims[0];
-  }
+  DLSIM_ASSIGN_OR_RETURN(EstimateSetup setup, LoadEstimateSetup(args.model, args.model_opts, args.machine));
+  const Machine& machine = setup.machine;
+  const Graph& graph = setup.graph;
+  const CostModel& cost = setup.cost;
+  EstimateOptions& eo = setup.options;
   std::vector<std::string> notes;
   DLSIM_ASSIGN_OR_RETURN(std::optional<TimingTable> algorithms,
                          LoadAlgorithmTable(machine, args.algo_db, &notes));

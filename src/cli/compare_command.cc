@@ -34,16 +34,9 @@ Status RunCompare(const CompareArgs& args) {
   if (args.slower_ratio <= 1.0) {
     return InvalidArgument("--slower-ratio must be above 1, got " + std::to_string(args.slower_ratio));
   }
-  DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(args.model_opts));
   DLSIM_ASSIGN_OR_RETURN(ProfileTrace trace, ReadChromeTrace(args.profile));
-  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
-  DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(args.model, args.model_opts));
-  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(machine));
-  if (eo.batch == 0 && !graph.inputs.empty()) {
-    const Tensor* in = graph.FindTensor(graph.inputs[0]);
-    if (in != nullptr && !in->dims.empty()) eo.batch = in->dims[0];
-  }
-  DLSIM_ASSIGN_OR_RETURN(Estimate e, EstimateModel(graph, cost, eo));
+  DLSIM_ASSIGN_OR_RETURN(EstimateSetup setup, LoadEstimateSetup(args.model, args.model_opts, args.machine));
+  DLSIM_ASSIGN_OR_RETURN(Estimate e, EstimateModel(setup.graph, setup.cost, setup.options));
   CompareOptions co;
   co.slower_ratio = args.slower_ratio;
   co.iterations = args.iterations;

@@ -82,17 +82,14 @@ Status RunEstimate(const EstimateArgs& args) {
     return RunWorkloads(args);
   }
   if (args.model.empty()) return InvalidArgument("give a MODEL.onnx or --workload FILE");
-  DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(args.model_opts));
   if (args.format != "table" && args.format != "json" && args.format != "csv") {
     return InvalidArgument("--format must be table, json or csv, got '" + args.format + "'");
   }
-  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
-  DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(args.model, args.model_opts));
-  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(machine));
-  if (eo.batch == 0 && !graph.inputs.empty()) {
-    const Tensor* in = graph.FindTensor(graph.inputs[0]);
-    if (in != nullptr && !in->dims.empty()) eo.batch = in->dims[0];
-  }
+  DLSIM_ASSIGN_OR_RETURN(EstimateSetup setup, LoadEstimateSetup(args.model, args.model_opts, args.machine));
+  const Machine& machine = setup.machine;
+  const Graph& graph = setup.graph;
+  const CostModel& cost = setup.cost;
+  EstimateOptions& eo = setup.options;
   DLSIM_ASSIGN_OR_RETURN(Estimate e, EstimateModel(graph, cost, eo));
   for (const std::string& w : e.warnings) ReportWarning(w);
   if (e.mode == "training" && e.memory.total_bytes() > machine.device.memory_bytes) {

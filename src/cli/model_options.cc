@@ -1,5 +1,7 @@
 #include "model_options.h"
 
+#include "dlsim/machine/machine_io.h"
+
 namespace dlsim::cli {
 
 void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
@@ -93,6 +95,19 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
 Result<Graph> LoadModel(const std::string& path, const ModelOptions& opts) {
   DLSIM_ASSIGN_OR_RETURN(ImportOptions io, ToImportOptions(opts));
   return LoadOnnxModel(path, io);
+}
+
+Result<EstimateSetup> LoadEstimateSetup(const std::string& model, const ModelOptions& opts,
+                                        const std::string& machine) {
+  DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(opts));
+  DLSIM_ASSIGN_OR_RETURN(Machine m, LoadMachine(ResolveMachinePath(machine)));
+  DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(model, opts));
+  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(m));
+  if (eo.batch == 0 && !graph.inputs.empty()) {
+    const Tensor* in = graph.FindTensor(graph.inputs[0]);
+    if (in != nullptr && !in->dims.empty()) eo.batch = in->dims[0];
+  }
+  return EstimateSetup{std::move(m), std::move(graph), std::move(cost), std::move(eo)};
 }
 
 }  // namespace dlsim::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dlsim/estimate/estimator.h"
+#include "dlsim/machine/machine.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/model/onnx_import.h"
 
@@ -36,6 +37,18 @@ Result<ImportOptions> ToImportOptions(const ModelOptions& opts);
 Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts);
 // Loads the model with the options' shapes.
 Result<Graph> LoadModel(const std::string& path, const ModelOptions& opts);
+
+// What estimate, analyze and compare start from: the machine (a file or a
+// bundled name), the model, the machine's cost model and estimator options
+// whose batch defaults to the model's first input's leading dim.
+struct EstimateSetup {
+  Machine machine;
+  Graph graph;
+  CostModel cost;
+  EstimateOptions options;
+};
+Result<EstimateSetup> LoadEstimateSetup(const std::string& model, const ModelOptions& opts,
+                                        const std::string& machine);
 
 }  // namespace dlsim::cli
 

@@ -24,12 +24,6 @@ std::string Ratio(double measured_s, double estimated_s) {
   return buf;
 }
 
-std::string Csv(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 void WriteSummary(std::ostream& out, const Comparison& c) {
   char buf[512];
@@ -133,7 +127,7 @@ void WriteComparisonCsv(std::ostream& out, const Comparison& c) {
                   l.measured_s * 1e3, l.estimated_s > 0 ? l.measured_s / l.estimated_s : 0.0,
                   l.expected_kernel_s * 1e3, l.extra_s * 1e3, l.gap_s * 1e3, l.kernels,
                   l.expected_calls, l.missing_calls);
-    out << Csv(l.name) << "," << Csv(l.op_type) << buf << Csv(Join(l.flags, ";", 99)) << "\n";
+    out << CsvField(l.name) << "," << CsvField(l.op_type) << buf << CsvField(Join(l.flags, ";", 99)) << "\n";
   }
 }
 

@@ -15,14 +15,6 @@ std::string Row(const std::string& name, const std::string& op, size_t kernels,
   return buf;
 }
 
-// CSV-safe: quote fields containing separators.
-std::string Csv(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 }  // namespace
 
 void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOptions& options) {
@@ -84,7 +76,7 @@ void WriteEstimateCsv(std::ostream& out, const Estimate& e) {
     std::snprintf(buf, sizeof buf, ",%zu,%.0f,%.0f,%.6f,%.6f,%.6f,%s,%s\n", l.calls.size(),
                   l.flops, l.bytes, l.fwd_s * 1e3, l.bwd_s * 1e3, l.time_s() * 1e3,
                   BoundName(l.bound()), CostSourceName(l.source()));
-    out << Csv(l.name) << "," << Csv(l.op_type) << buf;
+    out << CsvField(l.name) << "," << CsvField(l.op_type) << buf;
   }
 }
 

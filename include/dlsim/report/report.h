@@ -26,6 +26,8 @@ std::string EstimateToChromeTrace(const Estimate& estimate);
 std::string FormatFlops(double flops);
 std::string FormatBytes(double bytes);
 std::string FormatTime(double seconds);
+// A CSV field: quoted (quotes doubled) when it holds a comma, quote or newline.
+std::string CsvField(const std::string& text);
 
 }  // namespace dlsim
 
