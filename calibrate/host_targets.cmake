@@ -7,7 +7,8 @@ set(dlcal_dir ${CMAKE_CURRENT_LIST_DIR})
 add_library(dlcal_host STATIC
   ${dlcal_dir}/src/key.cc ${dlcal_dir}/src/json.cc ${dlcal_dir}/src/record_store.cc
   ${dlcal_dir}/src/stats.cc ${dlcal_dir}/src/sweeps.cc ${dlcal_dir}/src/machine_yaml.cc
-  ${dlcal_dir}/src/records.cc ${dlcal_dir}/src/progress.cc ${dlcal_dir}/src/run_loop.cc)
+  ${dlcal_dir}/src/records.cc ${dlcal_dir}/src/progress.cc ${dlcal_dir}/src/run_loop.cc
+  ${dlcal_dir}/src/profile.cc)
 target_include_directories(dlcal_host PUBLIC ${dlcal_dir}/src)
 target_compile_options(dlcal_host PRIVATE -Wall -Wextra)
 

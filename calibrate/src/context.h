@@ -39,6 +39,7 @@ struct Context {
   double mem_bytes = 0;
   TimingConfig timing;
   bool verbose = false;
+  bool profile = false;  // print where each key's time goes (profile.h)
 };
 
 // One call of the kernel under test using working-set copy `copy`.

@@ -2,11 +2,13 @@
 // for the configuration is timed (workspace <= 4 GiB), the heuristic's first
 // choice (cudnnGet*Algorithm_v7) is flagged, and so is the fastest.
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "cuda_util.h"
 #include "cudnn_util.h"
 #include "families.h"
+#include "profile.h"
 
 namespace dlcal {
 namespace {
@@ -99,12 +101,14 @@ struct Candidate {
 // algorithm whose workspace query succeeds.
 template <typename Perf, typename GetMax, typename GetV7, typename Wsize>
 Status ListCandidates(int algo_count, GetMax get_max, GetV7 get_v7, Wsize wsize,
-                      std::vector<Candidate>* out) {
+                      std::vector<Candidate>* out, KeyPhases* phases) {
+  Stopwatch sw;
   int max = 0;
   CAL_CUDNN(get_max(&max));
   std::vector<Perf> perf(std::max(max, 1));
   int returned = 0;
   CAL_CUDNN(get_v7(max, &returned, perf.data()));
+  phases->enumerate_ms = sw.Lap();
   std::set<int> seen;
   for (int i = 0; i < returned; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
@@ -118,10 +122,12 @@ Status ListCandidates(int algo_count, GetMax get_max, GetV7 get_v7, Wsize wsize,
       out->push_back({a, false});
     }
   }
+  phases->ws_list_ms = sw.Ms();
   return Status::Ok();
 }
 
-Status Candidates(Context& ctx, Dir dir, Conv& cv, std::vector<Candidate>* out) {
+Status Candidates(Context& ctx, Dir dir, Conv& cv, std::vector<Candidate>* out,
+                  KeyPhases* phases) {
   cudnnHandle_t h = ctx.cudnn;
   switch (dir) {
     case Dir::kFwd:
@@ -136,7 +142,7 @@ Status Candidates(Context& ctx, Dir dir, Conv& cv, std::vector<Candidate>* out) 
             return cudnnGetConvolutionForwardWorkspaceSize(
                 h, cv.x, cv.wd, cv.conv, cv.y, static_cast<cudnnConvolutionFwdAlgo_t>(a), ws);
           },
-          out));
+          out, phases));
       break;
     case Dir::kBwdData:
       CAL_RETURN_IF_ERROR(ListCandidates<cudnnConvolutionBwdDataAlgoPerf_t>(
@@ -151,7 +157,7 @@ Status Candidates(Context& ctx, Dir dir, Conv& cv, std::vector<Candidate>* out) 
                 h, cv.wd, cv.y, cv.conv, cv.x, static_cast<cudnnConvolutionBwdDataAlgo_t>(a),
                 ws);
           },
-          out));
+          out, phases));
       break;
     case Dir::kBwdFilter:
       CAL_RETURN_IF_ERROR(ListCandidates<cudnnConvolutionBwdFilterAlgoPerf_t>(
@@ -166,7 +172,7 @@ Status Candidates(Context& ctx, Dir dir, Conv& cv, std::vector<Candidate>* out) 
                 h, cv.x, cv.y, cv.conv, cv.wd, static_cast<cudnnConvolutionBwdFilterAlgo_t>(a),
                 ws);
           },
-          out));
+          out, phases));
       break;
   }
   if (dir == Dir::kBiasAct) {
@@ -253,44 +259,85 @@ CallFn MakeCall(Context& ctx, Dir dir, Conv& cv, RotatingBuffers& buf, int a, vo
   };
 }
 
+// Measures one algorithm: its workspace (queried, allocated, freed) and
+// the timing of MeasureCall; phases.total_ms covers all of it.
+AlgoResult MeasureCandidate(Context& ctx, Dir dir, Conv& cv, RotatingBuffers& buf,
+                            const Candidate& cand) {
+  Stopwatch total;
+  AlgoResult res;
+  res.algo = AlgoName(dir, cand.algo);
+  res.heuristic = cand.heuristic;
+  {
+    Stopwatch sw;
+    size_t ws_bytes = 0;
+    res.status = WorkspaceBytes(ctx, dir, cv, cand.algo, &ws_bytes);
+    res.workspace_bytes = static_cast<double>(ws_bytes);
+    res.phases.ws_query_ms = sw.Lap();
+    if (res.status.ok() && res.workspace_bytes > kMaxWorkspace) {
+      res.status = Unsupported("workspace over 4 GiB");
+    }
+    DeviceBuffer ws;
+    if (res.status.ok() && ws_bytes > 0) res.status = ws.Allocate(ws_bytes);
+    res.phases.ws_alloc_ms = sw.Ms();
+    if (res.status.ok()) {
+      MeasureCall(ctx, MakeCall(ctx, dir, cv, buf, cand.algo, ws.get(), ws_bytes),
+                  buf.copies(), false, &res);
+    }
+  }  // frees the workspace
+  res.phases.total_ms = total.Ms();
+  return res;
+}
+
+// Profile lines go out as each algorithm finishes, so a run killed inside
+// a key still shows how far it got.
+void PrintAlgoProfile(const AlgoResult& r) {
+  std::fprintf(stderr, "%s\n", AlgoProfileLine(r).c_str());
+  std::fflush(stderr);
+}
+
+void PrintKeyProfile(const Key& key, const KeyPhases& k, const std::vector<AlgoResult>& results) {
+  double algos_ms = 0;
+  for (const auto& r : results) algos_ms += r.phases.total_ms;
+  std::fprintf(stderr, "%s\n", KeyProfileLine(key.text, k, algos_ms).c_str());
+}
+
 }  // namespace
 
 Status MeasureConv(const Key& key, Context& ctx, std::vector<AlgoResult>* out) {
+  Stopwatch total, sw;
+  KeyPhases phases;
   Dir dir = key.kind == "conv_bias_act"     ? Dir::kBiasAct
             : key.kind == "conv_bwd_data"   ? Dir::kBwdData
             : key.kind == "conv_bwd_filter" ? Dir::kBwdFilter
                                             : Dir::kFwd;
   Conv cv;
   CAL_RETURN_IF_ERROR(Setup(key, dir, &cv));
+  phases.setup_ms = sw.Lap();
   std::vector<Candidate> cands;
-  CAL_RETURN_IF_ERROR(Candidates(ctx, dir, cv, &cands));
+  CAL_RETURN_IF_ERROR(Candidates(ctx, dir, cv, &cands, &phases));
+  phases.candidates = static_cast<int>(cands.size());
   if (cands.empty()) return Unsupported("cuDNN reports no algorithm for this convolution");
+  sw.Restart();
   RotatingBuffers buf;
   CAL_RETURN_IF_ERROR(buf.Init({{cv.XBytes(), cv.t},
                                 {cv.WBytes(), cv.t},
                                 {cv.YBytes(), cv.t},
                                 {size_t(cv.k) * DTypeSize(cv.t), cv.t}},
                                ctx.l2_bytes, ctx.stream));
+  phases.buffers_ms = sw.Ms();
+  phases.copies = buf.copies();
+  if (ctx.profile) {
+    std::fprintf(stderr, "# profile %s: %zu algorithms, %d copies\n", key.text.c_str(),
+                 cands.size(), buf.copies());
+  }
   for (const auto& cand : cands) {
-    AlgoResult res;
-    res.algo = AlgoName(dir, cand.algo);
-    res.heuristic = cand.heuristic;
-    size_t ws_bytes = 0;
-    res.status = WorkspaceBytes(ctx, dir, cv, cand.algo, &ws_bytes);
-    res.workspace_bytes = static_cast<double>(ws_bytes);
-    if (res.status.ok() && res.workspace_bytes > kMaxWorkspace) {
-      res.status = Unsupported("workspace over 4 GiB");
-    }
-    DeviceBuffer ws;
-    if (res.status.ok() && ws_bytes > 0) res.status = ws.Allocate(ws_bytes);
-    if (res.status.ok()) {
-      MeasureCall(ctx, MakeCall(ctx, dir, cv, buf, cand.algo, ws.get(), ws_bytes),
-                  buf.copies(), false, &res);
-    }
-    out->push_back(std::move(res));
+    out->push_back(MeasureCandidate(ctx, dir, cv, buf, cand));
+    if (ctx.profile) PrintAlgoProfile(out->back());
     if (out->back().status.code() == Code::kFatal) return out->back().status;
   }
   MarkFastest(out);
+  phases.total_ms = total.Ms();
+  if (ctx.profile) PrintKeyProfile(key, phases, *out);
   return Status::Ok();
 }
 

@@ -13,7 +13,7 @@ const char kUsage[] =
     "usage:\n"
     "  dlsim-calibrate run --out RECORDS.jsonl [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
     "                      [--reps N] [--max-seconds S] [--key-budget-ms MS] [--shuffle]\n"
-    "                      [--no-cupti] [--device N] [--progress-seconds S]\n"
+    "                      [--no-cupti] [--device N] [--progress-seconds S] [--profile]\n"
     "  dlsim-calibrate probe --out MACHINE.yaml [--datasheet FILE.yaml] [--device N]\n"
     "  dlsim-calibrate keys [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
     "  dlsim-calibrate nccl --out TABLE.csv [--gpus N] [--max-bytes B] [--reps N]\n"
@@ -25,6 +25,8 @@ const char kUsage[] =
     "         --max-seconds S   stop before a key that would end after S seconds\n"
     "         --key-budget-ms   time budget of one measurement (default 1500)\n"
     "         --shuffle         measure in a fixed random order (spreads a budget over kinds)\n"
+    "         --profile         print where each key's time goes on stderr (also\n"
+    "                           DLSIM_CALIBRATE_PROFILE=1)\n"
     "         exit 3: the CUDA context broke; run the same command again to resume\n"
     "probe    measures copy bandwidth, GEMM rates (8192^3 fp32/tf32/fp16/bf16) and launch\n"
     "         latency; writes a machine YAML skeleton (docs/machine-format.md), flagging\n"
@@ -112,6 +114,8 @@ int main(int argc, char** argv) {
       run.shuffle = true;
     } else if (a == "--no-cupti") {
       run.cupti = false;
+    } else if (a == "--profile") {
+      run.profile = true;
     } else {
       std::fprintf(stderr, "dlsim-calibrate: unknown argument '%s'\n%s", a.c_str(), kUsage);
       return kExitUsage;

@@ -16,6 +16,27 @@ struct KernelTime {
   double ms = 0;
 };
 
+// Where the wall-clock time of one measurement went (milliseconds, host
+// clock; filled by MeasureCall and the families, printed by `run --profile`,
+// never written to records).
+struct PhaseTimes {
+  double ws_query_ms = 0;     // workspace-size query (cuDNN)
+  double ws_alloc_ms = 0;     // workspace cudaMalloc
+  double first_call_ms = 0;   // first warm-up call to its completion (module load, JIT)
+  double warmup_ms = 0;       // both warm-up calls, synchronised
+  double enqueue_ms = 0;      // host time to enqueue one call (median of the estimate's 3)
+  double estimate_ms = 0;     // the three singly timed calls
+  double capture_ms = 0;      // stream capture of the graph's calls
+  double instantiate_ms = 0;  // cudaGraphInstantiate
+  double upload_ms = 0;       // the untimed first replay
+  double regions_ms = 0;      // the timed regions, a re-measure included
+  double trace_ms = 0;        // the CUPTI-traced call
+  double total_ms = 0;        // the whole measurement of this algorithm
+  double call_ms = 0;         // the estimated device time of one call
+  int graph_nodes = 0;        // nodes of the captured graph (0: no graph)
+  int region_passes = 0;      // 1, or 2 after a re-measure
+};
+
 // One measured (key, algorithm): becomes one record.
 struct AlgoResult {
   std::string algo = "-";
@@ -31,6 +52,7 @@ struct AlgoResult {
   std::string timing_mode;   // "graph", "stream" or "flush"
   double workspace_bytes = 0;
   std::vector<KernelTime> kernels;
+  PhaseTimes phases;
 };
 
 struct DeviceInfo {

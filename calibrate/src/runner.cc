@@ -8,6 +8,7 @@
 #include "cuda_util.h"
 #include "families.h"
 #include "key.h"
+#include "profile.h"
 #include "record_store.h"
 #include "records.h"
 #include "run_loop.h"
@@ -30,8 +31,15 @@ bool CollectOrReport(const RunOptions& opts, std::vector<Key>* keys) {
 
 // Measures one key on the GPU and turns the results into its records.
 KeyOutcome MeasureOnGpu(const Key& key, Session& session) {
+  Stopwatch sw;
   std::vector<AlgoResult> results;
   Status key_status = MeasureKey(key, session.ctx(), &results);
+  // The convolutions print their own breakdown (conv.cc); other kinds and
+  // keys that failed before any algorithm get their total here.
+  if (session.ctx().profile && (key.kind.rfind("conv_", 0) != 0 || results.empty())) {
+    std::fprintf(stderr, "# profile %s: total %.1f ms (%zu algorithms)\n", key.text.c_str(),
+                 sw.Ms(), results.size());
+  }
   KeyOutcome out;
   bool fatal = key_status.code() == Code::kFatal;
   for (const auto& r : results) {
@@ -91,6 +99,7 @@ int RunCommand(const RunOptions& opts) {
     std::fprintf(stderr, "dlsim-calibrate: %s\n", st.message().c_str());
     return kExitError;
   }
+  session.ctx().profile = opts.profile || ProfileFromEnv();
   if (opts.cupti && !session.cupti_error().empty()) {
     std::fprintf(stderr, "# CUPTI unavailable (%s): records carry no kernel names\n",
                  session.cupti_error().c_str());

@@ -24,6 +24,7 @@ struct RunOptions {
   double progress_seconds = 5;
   bool shuffle = false;
   bool cupti = true;
+  bool profile = false;  // --profile (or DLSIM_CALIBRATE_PROFILE=1): per-phase times
   int device = 0;
   TimingConfig timing;
 };

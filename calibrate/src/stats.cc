@@ -51,6 +51,16 @@ TimingPlan PlanTiming(double call_ms, double target_ms, int reps, int min_reps,
   return p;
 }
 
+TimingPlan CoverCopies(TimingPlan plan, double call_ms, int copies, int max_launches,
+                       int min_reps, double budget_ms) {
+  call_ms = std::max(call_ms, 1e-4);
+  min_reps = std::max(1, std::min(min_reps, plan.reps));
+  plan.launches = std::min(std::max(plan.launches, copies), std::max(max_launches, 1));
+  double fit = std::floor(budget_ms / (plan.launches * call_ms));
+  if (fit < plan.reps) plan.reps = std::max(min_reps, static_cast<int>(fit));
+  return plan;
+}
+
 int RotationCopies(double working_set_bytes, double l2_bytes, int max_copies) {
   if (working_set_bytes <= 0) return max_copies;
   if (working_set_bytes >= 2 * l2_bytes) return 1;

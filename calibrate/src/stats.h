@@ -30,6 +30,13 @@ struct TimingPlan {
 TimingPlan PlanTiming(double call_ms, double target_ms, int reps, int min_reps,
                       double budget_ms);
 
+// A captured graph replays the same calls, so one region must visit every
+// one of `copies` working-set copies: raises launches to `copies` (at most
+// max_launches), then trims reps again (not below min_reps) so that
+// reps * launches * call_ms stays within budget_ms where possible.
+TimingPlan CoverCopies(TimingPlan plan, double call_ms, int copies, int max_launches,
+                       int min_reps, double budget_ms);
+
 // Copies of a working set needed so rotating among them evicts each from an
 // L2 of `l2_bytes` before reuse (>= 3x L2 in all), 1 when it is large already.
 // `working_set_bytes` is the per-copy stride (buffers rounded up to cache

@@ -8,6 +8,7 @@
 #include "context.h"
 #include "cuda_util.h"
 #include "cupti_tracer.h"
+#include "profile.h"
 
 namespace dlcal {
 namespace {
@@ -42,9 +43,11 @@ class Graph {
     exec_ = nullptr;
     graph_ = nullptr;
   }
-  // Captures `launches` calls; false (stream restored, errors cleared) when
-  // the library call cannot be captured.
-  bool Capture(cudaStream_t s, const CallFn& call, int launches, int* idx, int copies) {
+  // Captures `launches` calls and instantiates them; false (stream
+  // restored, errors cleared) when the library call cannot be captured.
+  bool Capture(cudaStream_t s, const CallFn& call, int launches, int* idx, int copies,
+               PhaseTimes* phases) {
+    Stopwatch sw;
     if (cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
       cudaGetLastError();
       return false;
@@ -53,20 +56,27 @@ class Graph {
     for (int j = 0; j < launches && ok; ++j) ok = call((*idx)++ % copies).ok();
     cudaGraph_t g = nullptr;
     cudaError_t e = cudaStreamEndCapture(s, &g);
+    phases->capture_ms += sw.Lap();
     if (!ok || e != cudaSuccess || g == nullptr) {
       if (g) cudaGraphDestroy(g);
       cudaGetLastError();
       return false;
     }
     graph_ = g;
-    if (cudaGraphInstantiate(&exec_, graph_, 0) != cudaSuccess) {
+    bool inst = cudaGraphInstantiate(&exec_, graph_, 0) == cudaSuccess;
+    phases->instantiate_ms += sw.Ms();
+    if (!inst) {
       cudaGetLastError();
       Reset();
-      return false;
     }
-    return true;
+    return inst;
   }
   cudaGraphExec_t exec() const { return exec_; }
+  int nodes() const {
+    size_t n = 0;
+    if (graph_ == nullptr || cudaGraphGetNodes(graph_, nullptr, &n) != cudaSuccess) return 0;
+    return static_cast<int>(n);
+  }
 
  private:
   cudaGraph_t graph_ = nullptr;
@@ -83,22 +93,41 @@ Status FlushL2(Context& ctx, int rep) {
 }
 
 struct Run {
-  Run(Context& c, const CallFn& f, int n, bool fl) : ctx(c), call(f), copies(n), flush(fl) {}
+  Run(Context& c, const CallFn& f, int n, bool fl, PhaseTimes* p)
+      : ctx(c), call(f), copies(n), flush(fl), phases(p) {}
   Context& ctx;
   const CallFn& call;
   int copies;
   bool flush;
+  PhaseTimes* phases;
   int idx = 0;
   Events ev;
   Graph graph;
 
+  // Two untimed calls; with profiling the first is synchronised alone, so
+  // module loading or JIT compilation on first use shows as first_call_ms.
+  Status WarmUp() {
+    Stopwatch sw;
+    CAL_RETURN_IF_ERROR(call(idx++ % copies));
+    if (ctx.profile) {
+      CAL_CUDA(cudaStreamSynchronize(ctx.stream));
+      phases->first_call_ms = sw.Ms();
+    }
+    CAL_RETURN_IF_ERROR(call(idx++ % copies));
+    CAL_CUDA(cudaStreamSynchronize(ctx.stream));
+    phases->warmup_ms = sw.Ms();
+    return Status::Ok();
+  }
+
   Status EstimateMs(double* ms) {
-    std::vector<double> t;
+    std::vector<double> t, enqueue;
     CAL_RETURN_IF_ERROR(ev.Create(2));
     for (int i = 0; i < 3; ++i) {
       if (flush) CAL_RETURN_IF_ERROR(FlushL2(ctx, i));
       CAL_CUDA(cudaEventRecord(ev[0], ctx.stream));
+      Stopwatch sw;
       CAL_RETURN_IF_ERROR(call(idx++ % copies));
+      enqueue.push_back(sw.Ms());
       CAL_CUDA(cudaEventRecord(ev[1], ctx.stream));
       CAL_CUDA(cudaEventSynchronize(ev[1]));
       float f = 0;
@@ -106,6 +135,7 @@ struct Run {
       t.push_back(f);
     }
     *ms = Summarize(t).median_ms;
+    phases->enqueue_ms = Summarize(enqueue).median_ms;
     return Status::Ok();
   }
 
@@ -131,41 +161,64 @@ struct Run {
     return Status::Ok();
   }
 
-  Status Measure(AlgoResult* res) {
+  TimingPlan Plan(double call_ms) const {
     const TimingConfig& cfg = ctx.timing;
-    for (int i = 0; i < 2; ++i) CAL_RETURN_IF_ERROR(call(idx++ % copies));  // warm-up
-    CAL_CUDA(cudaStreamSynchronize(ctx.stream));
-    double call_ms = 0;
-    CAL_RETURN_IF_ERROR(EstimateMs(&call_ms));
     TimingPlan plan;
     if (flush) {
       plan.launches = 1;
       plan.reps = std::max(cfg.min_reps,
                            std::min(cfg.reps * 3, static_cast<int>(cfg.budget_ms / call_ms)));
-    } else {
-      plan = PlanTiming(call_ms, cfg.region_ms, cfg.reps, cfg.min_reps, cfg.budget_ms);
+      return plan;
     }
-    bool use_graph = false;
-    if (!flush && plan.launches > 1) {
+    plan = PlanTiming(call_ms, cfg.region_ms, cfg.reps, cfg.min_reps, cfg.budget_ms);
+    if (plan.launches > 1) {
       // A graph replays the same calls, so one region must visit every
       // working-set copy or later replays would find theirs in L2. Past
       // kMaxGraphLaunches copies (working sets under ~3 L2 / 2000, a few
       // tens of KB, where launch latency dominates anyway) part may stay.
-      plan.launches = std::min(std::max(plan.launches, copies), kMaxGraphLaunches);
-      use_graph = graph.Capture(ctx.stream, call, plan.launches, &idx, copies);
-      if (use_graph) {  // one untimed replay: uploads the graph
-        CAL_CUDA(cudaGraphLaunch(graph.exec(), ctx.stream));
-        CAL_CUDA(cudaStreamSynchronize(ctx.stream));
-      }
+      // Raising launches must not lift the budget: reps shrink instead.
+      plan = CoverCopies(plan, call_ms, copies, kMaxGraphLaunches, cfg.min_reps,
+                         cfg.budget_ms);
     }
+    return plan;
+  }
+
+  // Captures plan.launches calls into a graph and replays it once untimed
+  // (uploads it); *use_graph false when the call cannot be captured.
+  Status CaptureGraph(const TimingPlan& plan, bool* use_graph) {
+    *use_graph = graph.Capture(ctx.stream, call, plan.launches, &idx, copies, phases);
+    if (!*use_graph) return Status::Ok();
+    phases->graph_nodes = graph.nodes();
+    Stopwatch sw;
+    CAL_CUDA(cudaGraphLaunch(graph.exec(), ctx.stream));
+    CAL_CUDA(cudaStreamSynchronize(ctx.stream));
+    phases->upload_ms = sw.Ms();
+    return Status::Ok();
+  }
+
+  Status Measure(AlgoResult* res) {
+    const TimingConfig& cfg = ctx.timing;
+    CAL_RETURN_IF_ERROR(WarmUp());
+    Stopwatch sw;
+    double call_ms = 0;
+    CAL_RETURN_IF_ERROR(EstimateMs(&call_ms));
+    phases->estimate_ms = sw.Ms();
+    phases->call_ms = call_ms;
+    TimingPlan plan = Plan(call_ms);
+    bool use_graph = false;
+    if (!flush && plan.launches > 1) CAL_RETURN_IF_ERROR(CaptureGraph(plan, &use_graph));
+    sw.Restart();
     std::vector<double> samples;
     CAL_RETURN_IF_ERROR(Regions(plan, use_graph, &samples));
+    phases->region_passes = 1;
     Stats s = Summarize(samples);
     if (TooWide(s, cfg.spread_tolerance)) {  // re-measure once
       CAL_RETURN_IF_ERROR(Regions(plan, use_graph, &samples));
+      phases->region_passes = 2;
       s = Summarize(samples);
       res->noisy = TooWide(s, cfg.spread_tolerance);
     }
+    phases->regions_ms = sw.Ms();
     res->stats = s;
     res->reps = plan.reps;
     res->launches_per_rep = plan.launches;
@@ -179,16 +232,20 @@ struct Run {
 
 void MeasureCall(Context& ctx, const CallFn& call, int copies, bool flush_l2,
                  AlgoResult* res) {
+  Stopwatch total;
   copies = std::max(copies, 1);
   res->copies = copies;
-  Run run(ctx, call, copies, flush_l2);
+  Run run(ctx, call, copies, flush_l2, &res->phases);
   Status st = run.Measure(res);
   if (st.ok() && ctx.tracer != nullptr) {
+    Stopwatch sw;
     std::vector<KernelTime> k;
     Status t = ctx.tracer->Trace([&] { return call(0); }, &k);
+    res->phases.trace_ms = sw.Ms();
     if (t.ok()) res->kernels = std::move(k);
     else if (t.code() == Code::kFatal) st = t;
   }
+  res->phases.total_ms = total.Ms();
   if (!st.ok()) {
     res->has_times = false;
     if (st.code() != Code::kFatal) cudaStreamSynchronize(ctx.stream);

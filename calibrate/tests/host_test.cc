@@ -287,6 +287,17 @@ void TestStats() {
   CHECK(p.launches == 1 && p.reps == 3);
   p = PlanTiming(0, 1.0, 10, 3, 1500);
   CHECK(p.launches >= 1 && p.launches <= 100000);
+  // A graph region covers every working-set copy; raising launches for
+  // that trims reps back to the budget. 0.1 ms calls, 3000 copies: 2000
+  // launches (the cap) of 0.2 s each, 7 regions fit 1.5 s.
+  p = CoverCopies(PlanTiming(0.1, 1.0, 10, 3, 1500), 0.1, 3000, 2000, 3, 1500);
+  CHECK(p.launches == 2000 && p.reps == 7);
+  // Too slow even at min_reps: min_reps, never fewer.
+  p = CoverCopies(PlanTiming(1.0, 1.0, 10, 3, 1500), 1.0, 2000, 2000, 3, 1500);
+  CHECK(p.launches == 2000 && p.reps == 3);
+  // Few copies: the plan is unchanged.
+  p = CoverCopies(PlanTiming(0.005, 1.0, 10, 3, 1500), 0.005, 6, 2000, 3, 1500);
+  CHECK(p.launches == 200 && p.reps == 10);
   const double l2 = 50.0 * (1 << 20);
   CHECK(RotationCopies(200e6, l2, 1 << 20) == 1);
   CHECK(RotationCopies(l2, l2, 1 << 20) == 3);
