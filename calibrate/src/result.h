@@ -33,7 +33,8 @@ struct PhaseTimes {
   double trace_ms = 0;        // the CUPTI-traced call
   double total_ms = 0;        // the whole measurement of this algorithm
   double call_ms = 0;         // the estimated device time of one call
-  int graph_nodes = 0;        // nodes of the captured graph (0: no graph)
+  int graph_nodes = 0;        // nodes of the captured graphs (0: no graph)
+  int graphs = 0;             // graphs the region's calls were captured in
   int region_passes = 0;      // 1, or 2 after a re-measure
 };
 

@@ -61,6 +61,11 @@ TimingPlan CoverCopies(TimingPlan plan, double call_ms, int copies, int max_laun
   return plan;
 }
 
+int GraphChunkCalls(double nodes_per_call, int max_nodes) {
+  if (!(nodes_per_call >= 1)) nodes_per_call = 1;
+  return std::max(1, static_cast<int>(std::floor(max_nodes / nodes_per_call)));
+}
+
 int RotationCopies(double working_set_bytes, double l2_bytes, int max_copies) {
   if (working_set_bytes <= 0) return max_copies;
   if (working_set_bytes >= 2 * l2_bytes) return 1;

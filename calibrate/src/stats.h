@@ -37,6 +37,10 @@ TimingPlan PlanTiming(double call_ms, double target_ms, int reps, int min_reps,
 TimingPlan CoverCopies(TimingPlan plan, double call_ms, int copies, int max_launches,
                        int min_reps, double budget_ms);
 
+// Calls per captured graph so that one holds at most about max_nodes nodes
+// (at least one call): cuDNN calls launch one kernel or dozens.
+int GraphChunkCalls(double nodes_per_call, int max_nodes);
+
 // Copies of a working set needed so rotating among them evicts each from an
 // L2 of `l2_bytes` before reuse (>= 3x L2 in all), 1 when it is large already.
 // `working_set_bytes` is the per-copy stride (buffers rounded up to cache

@@ -298,6 +298,11 @@ void TestStats() {
   // Few copies: the plan is unchanged.
   p = CoverCopies(PlanTiming(0.005, 1.0, 10, 3, 1500), 0.005, 6, 2000, 3, 1500);
   CHECK(p.launches == 200 && p.reps == 10);
+  // Graph chunks: 256 one-kernel calls, 64 four-kernel calls, one call of 300 kernels.
+  CHECK(GraphChunkCalls(1, 256) == 256);
+  CHECK(GraphChunkCalls(4, 256) == 64);
+  CHECK(GraphChunkCalls(300, 256) == 1);
+  CHECK(GraphChunkCalls(0, 256) == 256);
   const double l2 = 50.0 * (1 << 20);
   CHECK(RotationCopies(200e6, l2, 1 << 20) == 1);
   CHECK(RotationCopies(l2, l2, 1 << 20) == 3);
