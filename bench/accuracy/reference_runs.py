@@ -287,10 +287,12 @@ def infer_runs(name, out, trace_dir=None):
         del model
 
 
-def train_run(name, out, trace_dir=None):
+def make_train_step(name, batch):
+    """One SGD-with-momentum training step of the model on random fp32 input
+    (the reference training run of ../shared/docs/accuracy.md)."""
     model = build(name).to(DEV).train()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-    x = make_input(name, TRAIN_BATCH, "fp32")
+    x = make_input(name, batch, "fp32")
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -300,7 +302,11 @@ def train_run(name, out, trace_dir=None):
         loss = y.float().mean()
         loss.backward()
         opt.step()
+    return step
 
+
+def train_run(name, out, trace_dir=None):
+    step = make_train_step(name, TRAIN_BATCH)
     try:
         eag, eag_s = time_fn(step, target_ms=300, loops=3)
         nk, ksum, prof = kernel_profile(step)
@@ -310,7 +316,7 @@ def train_run(name, out, trace_dir=None):
     except Exception as e:  # noqa: BLE001
         emit(out, dict(model=name, mode="training", dtype="fp32", batch=TRAIN_BATCH,
                        error=repr(e)[:300]))
-    del model, opt
+    del step
     torch.cuda.empty_cache()
 
 

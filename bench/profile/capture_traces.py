@@ -21,7 +21,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "accuracy"))
-from reference_runs import build, make_input  # noqa: E402
+from reference_runs import build, make_input, make_train_step  # noqa: E402
 
 KEEP = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cpu_op"}
 
@@ -63,18 +63,7 @@ def inference(name, batch, dtype, iters, out):
 
 
 def training(name, batch, iters, out):
-    model = build(name).to("cuda").train()
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-    x = make_input(name, batch, "fp32")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        y = model(x)
-        if isinstance(y, tuple):
-            y = y[0]
-        y.float().mean().backward()
-        opt.step()
-
+    step = make_train_step(name, batch)
     path = os.path.join(out, f"{name}_b{batch}_fp32_train.trace.json")
     return path, profile_to(path, step, iters)
 
