@@ -278,8 +278,9 @@ def build_copy(p, dt):
 def build_rnn(kind, p, dt):
     cell, seq, batch = p.get("cell", "lstm"), ip(p, "seq"), ip(p, "batch")
     inp, hid, dirs = ip(p, "input"), ip(p, "hidden"), ip(p, "dirs", 1)
+    layers = ip(p, "layers", 1)
     mod = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(cell, torch.nn.RNN)
-    rnn = mod(inp, hid, 1, bidirectional=dirs == 2).to(DEV, dt).eval()
+    rnn = mod(inp, hid, layers, bidirectional=dirs == 2).to(DEV, dt).eval()
     nbytes = (seq * batch * (inp + hid * dirs)) * torch.empty(0, dtype=dt).element_size()
     if kind == "rnn_fwd":
         def make():
@@ -288,7 +289,29 @@ def build_rnn(kind, p, dt):
             with torch.no_grad():
                 return rnn(i[0])[0]
         return nbytes, make, fwd
-    return None  # backward: measured through autograd elsewhere (not capturable here)
+    # Backward: cuDNN's backward-weights call needs the backward-data call
+    # before it, and both need a training forward; so each is timed as the
+    # difference of two captured sequences (with its baseline, the 4th item).
+    rnn.train()
+    weights = list(rnn.parameters())
+
+    def make_bwd():
+        x = rnd(seq, batch, inp, dtype=dt).requires_grad_(True)
+        return x, rnd(seq, batch, hid * dirs, dtype=dt)
+
+    def forward_only(i):
+        return rnn(i[0])[0]
+
+    def with_data(i):
+        return torch.autograd.grad(rnn(i[0])[0], [i[0]], i[1])
+
+    def with_weights(i):
+        return torch.autograd.grad(rnn(i[0])[0], [i[0]] + weights, i[1])
+    if kind == "rnn_bwd_data":
+        return nbytes, make_bwd, with_data, forward_only
+    if kind == "rnn_bwd_weights":
+        return nbytes, make_bwd, with_weights, with_data
+    return None
 
 
 def build_optimizer(p, dt):
@@ -345,15 +368,9 @@ def build(key):
 L2_BYTES = 0
 
 
-def measure(key, reps):
-    built = build(key)
-    if built is None:
-        return None
-    nbytes, make, fn = built
-    # Enough input sets that one pass over them exceeds twice the L2: every
-    # call starts cold, as a layer does whose inputs were evicted.
-    sets = max(1, min(64, int(2 * L2_BYTES / max(nbytes, 1)) + 1))
-    inputs = [make() for _ in range(sets)]
+def time_graph(fn, inputs, reps):
+    """Per-call times (ms) of `fn` over `inputs`, replayed from one CUDA graph."""
+    sets = len(inputs)
     per_graph = max(sets, 8)
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -376,7 +393,24 @@ def measure(key, reps):
         b.record()
         b.synchronize()
         samples.append(a.elapsed_time(b) / per_graph)
-    del g, inputs
+    del g
+    return samples
+
+
+def measure(key, reps):
+    built = build(key)
+    if built is None:
+        return None
+    nbytes, make, fn = built[:3]
+    # Enough input sets that one pass over them exceeds twice the L2: every
+    # call starts cold, as a layer does whose inputs were evicted.
+    sets = max(1, min(64, int(2 * L2_BYTES / max(nbytes, 1)) + 1))
+    inputs = [make() for _ in range(sets)]
+    samples = time_graph(fn, inputs, reps)
+    if len(built) > 3:  # timed as the difference from a baseline sequence
+        base = statistics.median(time_graph(built[3], inputs, reps))
+        samples = [max(t - base, 1e-6) for t in samples]
+    del inputs
     return samples
 
 

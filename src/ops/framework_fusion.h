@@ -1,7 +1,10 @@
 // Node groups that an ONNX export spells out but PyTorch runs as one kernel
 // (private to src/ops). torch.onnx writes nn.GELU / F.gelu as
 // x * 0.5 * (1 + erf(x / sqrt(2))): five pointwise nodes where PyTorch
-// launches one gelu kernel (and one gelu_backward in training).
+// launches one gelu kernel (and one gelu_backward in training). A stacked
+// nn.LSTM/nn.GRU exports one ONNX node per layer with Squeeze/Transpose/
+// Reshape views between them, where PyTorch makes one multi-layer cuDNN
+// call (which overlaps the layers' time steps).
 #ifndef DLSIM_SRC_OPS_FRAMEWORK_FUSION_H_
 #define DLSIM_SRC_OPS_FRAMEWORK_FUSION_H_
 
@@ -13,18 +16,26 @@
 namespace dlsim {
 
 struct FusedGroup {
-  std::string op;            // "gelu"
+  std::string op;            // "gelu" or "rnn_stack"
   std::string input;         // the tensor the fused kernel reads
   std::vector<size_t> nodes; // graph order; the last one launches the kernel
 };
 
 // Every erf-form GELU chain whose intermediate results have no other
-// consumer.
+// consumer, and every stack of two or more recurrent layers of one kind,
+// hidden size and direction count whose layer outputs feed only the next
+// layer (through view nodes).
 std::vector<FusedGroup> FindFrameworkFusions(const LowerContext& ctx);
 
-// The calls of a fused group: one pointwise kernel reading `input` and
-// writing the last node's output (plus its backward in training).
-std::vector<KernelCall> LowerFusedGroup(const LowerContext& ctx, const FusedGroup& group);
+// The calls of a fused group. gelu: one pointwise kernel reading `input`
+// and writing the last node's output (plus its backward in training);
+// rnn_stack: one multi-layer RNN call.
+Result<std::vector<KernelCall>> LowerFusedGroup(const LowerContext& ctx, const FusedGroup& group);
+
+// One cuDNN RNN call (plus its backward in training) for consecutive
+// recurrent layers (lower_rnn.cc); `layers` holds one node per layer.
+Status LowerRecurrentLayers(const LowerContext& ctx, const std::vector<const Node*>& layers,
+                            std::vector<KernelCall>* calls);
 
 }  // namespace dlsim
 

@@ -1,33 +1,60 @@
-// LSTM/GRU/RNN -> cuDNN RNN (one ONNX node = one layer, possibly bidirectional).
+// LSTM/GRU/RNN -> cuDNN RNN. One ONNX node is one layer (possibly
+// bidirectional); a stack of layers that PyTorch runs as one multi-layer
+// nn.LSTM/nn.GRU call is one call here too (framework_fusion.cc).
+#include "framework_fusion.h"
 #include "dlsim/ops/op_registry.h"
 
 namespace dlsim {
 namespace {
 
-Status LowerRecurrent(const LowerContext& ctx, const Node& node, const char* cell,
-                      int gates, std::vector<KernelCall>* calls) {
-  const Shape& x = ctx.T(node.Input(0)).dims;
+struct Cell {
+  const char* name;
+  int gates;
+};
+
+Cell CellOf(const std::string& op_type) {
+  if (op_type == "LSTM") return {"lstm", 4};
+  if (op_type == "GRU") return {"gru", 3};
+  return {"rnn_tanh", 1};
+}
+
+int64_t Directions(const Node& node) {
+  return node.GetString("direction", "forward") == "bidirectional" ? 2 : 1;
+}
+
+}  // namespace
+
+Status LowerRecurrentLayers(const LowerContext& ctx, const std::vector<const Node*>& layers,
+                            std::vector<KernelCall>* calls) {
+  const Node& first = *layers.front();
+  const Shape& x = ctx.T(first.Input(0)).dims;
   if (x.size() != 3) return InvalidArgument("recurrent input must be 3-D, got " + ShapeToString(x));
-  const bool batch_first = node.GetInt("layout", 0) == 1;
+  const bool batch_first = first.GetInt("layout", 0) == 1;
   const int64_t seq = batch_first ? x[1] : x[0], batch = batch_first ? x[0] : x[1];
-  const int64_t input = x[2];
-  const int64_t hidden = node.GetInt("hidden_size", 0);
+  const int64_t hidden = first.GetInt("hidden_size", 0);
   if (hidden <= 0) return InvalidArgument("hidden_size must be positive");
-  const int64_t dirs = node.GetString("direction", "forward") == "bidirectional" ? 2 : 1;
+  const Cell cell = CellOf(first.op_type);
+  const int64_t dirs = Directions(first);
   KernelCall fwd = ctx.NewCall(KernelKind::kRnnFwd, "cudnnRNNForward", GemmMath(ctx.options()));
-  fwd.AddParam("cell", cell);
+  fwd.AddParam("cell", cell.name);
   fwd.AddParam("seq", seq);
   fwd.AddParam("batch", batch);
-  fwd.AddParam("input", input);
+  fwd.AddParam("input", x[2]);
   fwd.AddParam("hidden", hidden);
-  fwd.AddParam("layers", 1);
+  fwd.AddParam("layers", static_cast<int64_t>(layers.size()));
   fwd.AddParam("dirs", dirs);
-  // Per step and direction: gate GEMMs over [input, hidden] plus pointwise.
-  fwd.flops = static_cast<double>(seq) * dirs * batch *
-              (2.0 * gates * hidden * (input + hidden) + 10.0 * hidden);
-  fwd.bytes_read = ctx.Bytes(node.Input(0)) + ctx.Bytes(node.Input(1)) +
-                   ctx.Bytes(node.Input(2)) + ctx.Bytes(node.Input(3));
-  for (const std::string& out : node.outputs) fwd.bytes_written += ctx.Bytes(out);
+  int64_t input = x[2];
+  fwd.bytes_read = ctx.Bytes(first.Input(0));
+  for (const Node* layer : layers) {
+    // Per step and direction: gate GEMMs over [input, hidden] plus pointwise.
+    fwd.flops += static_cast<double>(seq) * dirs * batch *
+                 (2.0 * cell.gates * hidden * (input + hidden) + 10.0 * hidden);
+    input = hidden * dirs;
+    for (size_t i = 1; i < layer->inputs.size() && i < 4; ++i) fwd.bytes_read += ctx.Bytes(layer->Input(i));
+    for (size_t i = layer == layers.back() ? 0 : 1; i < layer->outputs.size(); ++i) {
+      fwd.bytes_written += ctx.Bytes(layer->outputs[i]);
+    }
+  }
   calls->push_back(fwd);
   if (ctx.options().training) {
     KernelCall bd = fwd;
@@ -44,18 +71,12 @@ Status LowerRecurrent(const LowerContext& ctx, const Node& node, const char* cel
   return Status::Ok();
 }
 
-}  // namespace
-
 void RegisterRnnOps(OpRegistry& registry) {
-  registry.Register("LSTM", [](const LowerContext& c, const Node& n, std::vector<KernelCall>* k) {
-    return LowerRecurrent(c, n, "lstm", 4, k);
-  });
-  registry.Register("GRU", [](const LowerContext& c, const Node& n, std::vector<KernelCall>* k) {
-    return LowerRecurrent(c, n, "gru", 3, k);
-  });
-  registry.Register("RNN", [](const LowerContext& c, const Node& n, std::vector<KernelCall>* k) {
-    return LowerRecurrent(c, n, "rnn_tanh", 1, k);
-  });
+  for (const char* op : {"LSTM", "GRU", "RNN"}) {
+    registry.Register(op, [](const LowerContext& c, const Node& n, std::vector<KernelCall>* k) {
+      return LowerRecurrentLayers(c, {&n}, k);
+    });
+  }
 }
 
 }  // namespace dlsim

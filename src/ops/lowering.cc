@@ -116,7 +116,11 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
     bool skip = registry.IsNoKernel(node.op_type) || FoldedOnHost(graph, node) ||
                 (!fused.empty() && fused[i]) || OnEmptyTensors(graph, node) || in_group[i];
     if (group_end.count(i) != 0 && !OnEmptyTensors(graph, node)) {
-      ln.calls = LowerFusedGroup(ctx, *group_end[i]);
+      Result<std::vector<KernelCall>> calls = LowerFusedGroup(ctx, *group_end[i]);
+      if (!calls.ok()) {
+        return calls.status().WithContext("node '" + node.name + "' (" + node.op_type + ")");
+      }
+      ln.calls = std::move(calls).value();
     } else if (!skip) {
       const LowerFn* fn = registry.Find(node.op_type);
       if (fn != nullptr) {

@@ -68,5 +68,72 @@ TEST(FrameworkFusion, LinearBiasThroughIdentityLaunchesNothing) {
   EXPECT_TRUE(lowered->nodes[2].calls.empty());
 }
 
+// Two LSTM layers as torch.onnx writes a 2-layer nn.LSTM: seq 64, batch 16,
+// input 256, hidden 512; layer 0's Y [64,1,16,512] squeezed into layer 1.
+// `tapped`: layer 0's Y also feeds another node.
+Graph LstmStack(bool tapped, int64_t hidden1 = 512) {
+  GraphBuilder b;
+  b.Input("x", {64, 16, 256});
+  b.Weight("w0", {1, 2048, 256}).Weight("r0", {1, 2048, 512}).Weight("b0", {1, 4096});
+  b.Weight("w1", {1, 4 * hidden1, 512}).Weight("r1", {1, 4 * hidden1, hidden1}).Weight("b1", {1, 8 * hidden1});
+  Node& l0 = b.Op("LSTM", "lstm", {"x", "w0", "r0", "b0"}, "y0", {64, 1, 16, 512});
+  GraphBuilder::SetInt(l0, "hidden_size", 512);
+  b.Op("Squeeze", "squeeze", {"y0"}, "s0", {64, 16, 512});
+  Node& l1 = b.Op("LSTM", "lstm_1", {"s0", "w1", "r1", "b1"}, "y1", {64, 1, 16, hidden1});
+  GraphBuilder::SetInt(l1, "hidden_size", hidden1);
+  std::vector<std::string> outputs = {"y1"};
+  if (tapped) {
+    b.Op("Neg", "tap", {"y0"}, "t", {64, 1, 16, 512});
+    outputs.push_back("t");
+  }
+  return b.Build(outputs);
+}
+
+TEST(FrameworkFusion, StackedLstmLayersAreOneMultiLayerCall) {
+  auto lowered = LowerGraph(LstmStack(false), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  EXPECT_TRUE(lowered->nodes[0].calls.empty());
+  EXPECT_TRUE(lowered->nodes[1].calls.empty());
+  ASSERT_EQ(lowered->nodes[2].calls.size(), 1u);
+  const KernelCall& rnn = lowered->nodes[2].calls[0];
+  EXPECT_EQ(rnn.kind, KernelKind::kRnnFwd);
+  EXPECT_EQ(rnn.IntParam("layers", 0), 2);
+  EXPECT_EQ(rnn.IntParam("input", 0), 256);
+  EXPECT_EQ(rnn.IntParam("hidden", 0), 512);
+  // 64 steps x 16 rows x (2*4*512*(in+512) + 10*512), in = 256 then 512.
+  const double layer0 = 64.0 * 16 * (2.0 * 4 * 512 * (256 + 512) + 10.0 * 512);
+  const double layer1 = 64.0 * 16 * (2.0 * 4 * 512 * (512 + 512) + 10.0 * 512);
+  EXPECT_DOUBLE_EQ(rnn.flops, layer0 + layer1);
+  const double x_bytes = 64.0 * 16 * 256 * 4;
+  const double weight_bytes = (2048.0 * 256 + 2048.0 * 512 + 4096 + 2048.0 * 512 + 2048.0 * 512 + 4096) * 4;
+  EXPECT_DOUBLE_EQ(rnn.bytes_read, x_bytes + weight_bytes);
+  EXPECT_DOUBLE_EQ(rnn.bytes_written, 64.0 * 16 * 512 * 4);  // the last layer's Y
+}
+
+TEST(FrameworkFusion, StackedRnnTrainingAddsItsBackwardCalls) {
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(LstmStack(false), o);
+  ASSERT_TRUE(lowered.ok());
+  ASSERT_EQ(lowered->nodes[2].calls.size(), 3u);
+  EXPECT_EQ(lowered->nodes[2].calls[1].kind, KernelKind::kRnnBwdData);
+  EXPECT_EQ(lowered->nodes[2].calls[2].IntParam("layers", 0), 2);
+}
+
+TEST(FrameworkFusion, RnnLayersStaySeparateWhenAnOutputIsUsedElsewhere) {
+  auto lowered = LowerGraph(LstmStack(true), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  ASSERT_EQ(lowered->nodes[0].calls.size(), 1u);
+  EXPECT_EQ(lowered->nodes[0].calls[0].IntParam("layers", 0), 1);
+  ASSERT_EQ(lowered->nodes[2].calls.size(), 1u);
+}
+
+TEST(FrameworkFusion, RnnLayersOfDifferentSizesStaySeparate) {
+  auto lowered = LowerGraph(LstmStack(false, 256), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_EQ(lowered->nodes[0].calls.size(), 1u);
+  EXPECT_EQ(lowered->nodes[2].calls.size(), 1u);
+}
+
 }  // namespace
 }  // namespace dlsim
