@@ -40,9 +40,9 @@ std::string AlgoProfileLine(const AlgoResult& r) {
                   " (call " + Fmt("%.4g", p.call_ms) + " ms, enqueue " + Ms(p.enqueue_ms) +
                   " ms)";
   if (p.graph_nodes > 0 || p.capture_ms > 0) {
-    s += " + capture " + Ms(p.capture_ms) + " (" + std::to_string(r.launches_per_rep) +
-         " calls, " + std::to_string(p.graph_nodes) + " nodes in " + std::to_string(p.graphs) +
-         " graphs) + instantiate " +
+    s += " + capture " + Ms(p.capture_ms) + " (" + std::to_string(p.graph_calls) + " of " +
+         std::to_string(p.cycle_calls) + " calls, " + std::to_string(p.graph_nodes) +
+         " nodes in " + std::to_string(p.graphs) + " graphs) + instantiate " +
          Ms(p.instantiate_ms) + " + upload " + Ms(p.upload_ms);
   }
   s += " + regions " + Ms(p.regions_ms) + " (" + std::to_string(p.region_passes) + " x " +

@@ -26,15 +26,17 @@ struct PhaseTimes {
   double warmup_ms = 0;       // both warm-up calls, synchronised
   double enqueue_ms = 0;      // host time to enqueue one call (median of the estimate's 3)
   double estimate_ms = 0;     // the three singly timed calls
-  double capture_ms = 0;      // stream capture of the graph's calls
+  double capture_ms = 0;      // stream capture of the graphs' calls (and of the probe)
   double instantiate_ms = 0;  // cudaGraphInstantiate
-  double upload_ms = 0;       // the untimed first replay
-  double regions_ms = 0;      // the timed regions, a re-measure included
+  double upload_ms = 0;       // cudaGraphUpload of the graphs (runs nothing)
+  double regions_ms = 0;      // the timed regions, a re-measure and the L2 flush before included
   double trace_ms = 0;        // the CUPTI-traced call
   double total_ms = 0;        // the whole measurement of this algorithm
   double call_ms = 0;         // the estimated device time of one call
   int graph_nodes = 0;        // nodes of the captured graphs (0: no graph)
-  int graphs = 0;             // graphs the region's calls were captured in
+  int graphs = 0;             // graphs captured (a prefix of the cycle)
+  int graph_calls = 0;        // calls in them
+  int cycle_calls = 0;        // calls of the whole cycle of graphs (0: no graph)
   int region_passes = 0;      // 1, or 2 after a re-measure
 };
 
@@ -48,7 +50,7 @@ struct AlgoResult {
   bool has_times = false;
   Stats stats;
   int reps = 0;
-  int launches_per_rep = 0;
+  int launches_per_rep = 0;  // calls of the timed region that held the fewest
   int copies = 1;            // rotated working-set copies
   std::string timing_mode;   // "graph", "stream" or "flush"
   double workspace_bytes = 0;

@@ -1,8 +1,9 @@
 // The timing harness (docs/calibration.md, "How a key is measured"):
 // warm-up, a single-call estimate, then `reps` regions of back-to-back calls
-// between CUDA events, captured once into CUDA graphs where the call allows
-// it (so host launch overhead does not leak into device time), rotating
-// among working-set copies so small problems are not served from L2.
+// between CUDA events, captured into a cycle of CUDA graphs where the call
+// allows it (so host launch overhead does not leak into device time), each
+// region launching the next few graphs of the cycle, rotating among
+// working-set copies so small problems are not served from L2.
 #include <algorithm>
 
 #include "context.h"
@@ -13,7 +14,10 @@
 namespace dlcal {
 namespace {
 
-constexpr int kMaxGraphLaunches = 2000;
+// The most calls of a cycle of graphs: more copies than this (working sets
+// under ~3 L2 / 2000, tens of KB) are not all visited, so a replay after the
+// first wrap can find part of its inputs in L2.
+constexpr int kMaxCycleCalls = 2000;
 constexpr int kGraphChunkNodes = 256;  // nodes per captured graph (GraphChain)
 
 class Events {
@@ -52,17 +56,19 @@ class Graph {
     exec_ = nullptr;
     graph_ = nullptr;
   }
-  // Captures `launches` calls and instantiates them; false (stream
+  // Captures `launches` calls on copies first_copy, first_copy + 1, ...
+  // (mod copies) and, with `instantiate`, instantiates them; false (stream
   // restored, errors cleared) when the library call cannot be captured.
-  bool Capture(cudaStream_t s, const CallFn& call, int launches, int* idx, int copies,
-               PhaseTimes* phases) {
+  // Capturing runs nothing on the GPU.
+  bool Capture(cudaStream_t s, const CallFn& call, int launches, int first_copy, int copies,
+               bool instantiate, PhaseTimes* phases) {
     Stopwatch sw;
     if (cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
       cudaGetLastError();
       return false;
     }
     bool ok = true;
-    for (int j = 0; j < launches && ok; ++j) ok = call((*idx)++ % copies).ok();
+    for (int j = 0; j < launches && ok; ++j) ok = call((first_copy + j) % copies).ok();
     cudaGraph_t g = nullptr;
     cudaError_t e = cudaStreamEndCapture(s, &g);
     phases->capture_ms += sw.Lap();
@@ -72,6 +78,7 @@ class Graph {
       return false;
     }
     graph_ = g;
+    if (!instantiate) return true;
     bool inst = cudaGraphInstantiate(&exec_, graph_, 0) == cudaSuccess;
     phases->instantiate_ms += sw.Ms();
     if (!inst) {
@@ -92,52 +99,112 @@ class Graph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-// The calls of one timed region as a chain of graphs of at most about
-// kGraphChunkNodes nodes each, launched back to back. Capturing and
+// The timed calls as a cycle of graphs of at most about kGraphChunkNodes
+// nodes each (PlanGraphChain; docs/calibration.md). Capturing and
 // instantiating one graph of many cuDNN calls costs more than linearly in
 // its size (on the H200: 2,000 FFT_TILING calls, 8,000 nodes, 12 s; 256
-// calls 0.09 s; docs/calibration.md), while chunks keep every call of the
-// region, so the rotation over working-set copies is unchanged.
+// calls 0.09 s). Regions launch a contiguous run of the graphs, going on
+// where the previous region stopped and wrapping around (PlanRegions).
+//
+// Only the graphs the regions reach are captured: a pass of R regions of m
+// calls needs about R * m calls, often far fewer than the cycle (2,000
+// copies of a 0.1 ms call: 100 of 2,000 calls). Coldness does not need the
+// whole cycle. Over both passes, the timed calls are one contiguous stretch
+// of the rotation, copy (first + k) mod copies (the cycle is a multiple of
+// the copies), starting right after an L2 flush (Run::Measure), and nothing
+// else touches the copies in between: graphs are uploaded with
+// cudaGraphUpload, which runs nothing, and capturing runs nothing either.
+// So each timed call reads either a copy that nothing touched since the
+// flush, or one last read exactly `copies` calls earlier, every other copy
+// having been read in between (all copies span >= 3x L2): the rotation's
+// guarantee, the same as for stream timing. The whole cycle is needed, and
+// captured, only when a run of regions wraps around it. (Past
+// kMaxCycleCalls copies the cycle is that many calls, and a wrap reads a
+// copy again kMaxCycleCalls calls later: working sets of tens of KB.)
 class GraphChain {
  public:
-  // Captures `launches` calls: first kProbeCalls of them, whose node count
-  // sizes the chunks of the rest. False (nothing kept) when a capture fails.
-  bool Capture(cudaStream_t s, const CallFn& call, int launches, int* idx, int copies,
-               PhaseTimes* phases) {
+  // Captures kProbeCalls calls (not instantiated, then dropped) whose node
+  // count sizes the graphs, and plans the cycle of calls on copies
+  // first_copy, first_copy + 1, ... Nothing else is captured yet. False
+  // when the call cannot be captured.
+  bool Plan(cudaStream_t s, const CallFn& call, int first_copy, int copies, int region_calls,
+            PhaseTimes* phases) {
     graphs_.clear();
-    int done = 0, nodes = 0, chunk = std::min(launches, kProbeCalls);
-    while (done < launches) {
-      const int n = std::min(chunk, launches - done);
-      Graph g;
-      if (!g.Capture(s, call, n, idx, copies, phases)) {
-        graphs_.clear();
-        return false;
-      }
-      if (graphs_.empty()) {  // the probe: its nodes per call size the other chunks
-        chunk = GraphChunkCalls(static_cast<double>(g.nodes()) / n, kGraphChunkNodes);
-      }
-      nodes += g.nodes();
-      done += n;
-      graphs_.push_back(std::move(g));
+    first_copy_ = first_copy;
+    copies_ = copies;
+    Graph probe;
+    if (!probe.Capture(s, call, kProbeCalls, first_copy, copies, false, phases)) return false;
+    const int chunk =
+        GraphChunkCalls(static_cast<double>(probe.nodes()) / kProbeCalls, kGraphChunkNodes);
+    plan_ = PlanGraphChain(copies, region_calls, chunk, kMaxCycleCalls);
+    offsets_.clear();
+    int at = 0;
+    for (int n : plan_.graphs) {
+      offsets_.push_back(at);
+      at += n;
     }
-    phases->graph_nodes = nodes;
-    phases->graphs = static_cast<int>(graphs_.size());
+    phases->cycle_calls = plan_.cycle_calls;
     return true;
   }
-  Status Launch(cudaStream_t s) const {
-    for (const auto& g : graphs_) CAL_CUDA(cudaGraphLaunch(g.exec(), s));
+  const std::vector<int>& graph_calls() const { return plan_.graphs; }
+  int graph_count() const { return static_cast<int>(plan_.graphs.size()); }
+  // The copy the cycle's graph g starts on: where stream timing goes on
+  // when a later capture fails.
+  int CopyAt(int g) const {
+    return (first_copy_ + (g < graph_count() ? offsets_[g] : 0)) % copies_;
+  }
+  // Captures, instantiates and uploads the graphs up to `count` (a prefix of
+  // the cycle) not captured yet; *ok false (nothing kept) when one fails.
+  Status Ensure(cudaStream_t s, const CallFn& call, int count, bool* ok, PhaseTimes* phases) {
+    *ok = true;
+    count = std::min(count, graph_count());
+    const size_t had = graphs_.size();
+    while (static_cast<int>(graphs_.size()) < count) {
+      const int g = static_cast<int>(graphs_.size());
+      Graph graph;
+      if (!graph.Capture(s, call, plan_.graphs[g], CopyAt(g), copies_, true, phases)) {
+        graphs_.clear();
+        *ok = false;
+        return Status::Ok();
+      }
+      phases->graph_nodes += graph.nodes();
+      phases->graph_calls += plan_.graphs[g];
+      ++phases->graphs;
+      graphs_.push_back(std::move(graph));
+    }
+    if (graphs_.size() == had) return Status::Ok();
+    Stopwatch sw;
+    for (size_t g = had; g < graphs_.size(); ++g) {
+      CAL_CUDA(cudaGraphUpload(graphs_[g].exec(), s));
+    }
+    CAL_CUDA(cudaStreamSynchronize(s));
+    phases->upload_ms += sw.Ms();
+    return Status::Ok();
+  }
+  // Launches the region's graphs (captured by Ensure).
+  Status Launch(cudaStream_t s, const Region& r) const {
+    const int n = static_cast<int>(graphs_.size());
+    for (int i = 0; i < r.graphs; ++i) {
+      CAL_CUDA(cudaGraphLaunch(graphs_[(r.first_graph + i) % n].exec(), s));
+    }
     return Status::Ok();
   }
 
  private:
   static constexpr int kProbeCalls = 4;
-  std::vector<Graph> graphs_;
+  GraphChainPlan plan_;
+  std::vector<int> offsets_;  // first call of each graph in the cycle
+  int first_copy_ = 0;
+  int copies_ = 1;
+  std::vector<Graph> graphs_;  // the captured prefix of the cycle
 };
 
-// A buffer of 2x L2 overwritten before each single timed call (flush mode).
-Status FlushL2(Context& ctx, int rep) {
+// A buffer of `factor` x L2 overwritten on the stream: before each single
+// timed call (flush mode, 2x), and once before the regions of rotated
+// copies (3x, as many bytes as the copies span).
+Status FlushL2(Context& ctx, int rep, int factor) {
   static DeviceBuffer flush;
-  size_t bytes = static_cast<size_t>(2 * ctx.l2_bytes);
+  size_t bytes = static_cast<size_t>(factor * ctx.l2_bytes);
   if (flush.bytes() < bytes) CAL_RETURN_IF_ERROR(flush.Allocate(bytes));
   return CudaStatus(cudaMemsetAsync(flush.get(), rep & 0xff, bytes, ctx.stream),
                     "L2 flush memset");
@@ -151,7 +218,8 @@ struct Run {
   int copies;
   bool flush;
   PhaseTimes* phases;
-  int idx = 0;
+  int idx = 0;        // next copy of stream calls
+  int next_graph = 0;  // where the next graph region starts in the cycle
   Events ev;
   GraphChain graph;
 
@@ -174,7 +242,7 @@ struct Run {
     std::vector<double> t, enqueue;
     CAL_RETURN_IF_ERROR(ev.Create(2));
     for (int i = 0; i < 3; ++i) {
-      if (flush) CAL_RETURN_IF_ERROR(FlushL2(ctx, i));
+      if (flush) CAL_RETURN_IF_ERROR(FlushL2(ctx, i, 2));
       CAL_CUDA(cudaEventRecord(ev[0], ctx.stream));
       Stopwatch sw;
       CAL_RETURN_IF_ERROR(call(idx++ % copies));
@@ -190,28 +258,58 @@ struct Run {
     return Status::Ok();
   }
 
-  Status Regions(const TimingPlan& plan, bool use_graph, std::vector<double>* out) {
-    CAL_RETURN_IF_ERROR(ev.Create(2 * static_cast<size_t>(plan.reps)));
-    for (int r = 0; r < plan.reps; ++r) {
-      if (flush) CAL_RETURN_IF_ERROR(FlushL2(ctx, r));
+  // The next pass's regions: plan.reps regions of at least plan.launches
+  // calls, graphs going on where the last pass stopped, captured and
+  // uploaded here as far as they reach. When a capture fails, stream calls
+  // take over (*use_graph false) from the copy the chain would have used
+  // next, so the calls keep the same rotation.
+  Status NextRegions(const TimingPlan& plan, bool* use_graph, std::vector<Region>* regions) {
+    if (*use_graph) {
+      int next = next_graph;
+      *regions = PlanRegions(graph.graph_calls(), &next, plan.reps, plan.launches);
+      bool ok = false;
+      CAL_RETURN_IF_ERROR(
+          graph.Ensure(ctx.stream, call, GraphsNeeded(*regions, graph.graph_count()), &ok,
+                       phases));
+      if (ok) {
+        next_graph = next;
+        return Status::Ok();
+      }
+      *use_graph = false;
+      idx = graph.CopyAt(next_graph);
+    }
+    int unused = 0;
+    *regions = PlanRegions({1}, &unused, plan.reps, plan.launches);
+    return Status::Ok();
+  }
+
+  // Times the regions between events; per-call times into *out.
+  Status TimeRegions(const std::vector<Region>& regions, bool use_graph,
+                     std::vector<double>* out) {
+    CAL_RETURN_IF_ERROR(ev.Create(2 * regions.size()));
+    for (size_t r = 0; r < regions.size(); ++r) {
+      if (flush) CAL_RETURN_IF_ERROR(FlushL2(ctx, static_cast<int>(r), 2));
       CAL_CUDA(cudaEventRecord(ev[2 * r], ctx.stream));
       if (use_graph) {
-        CAL_RETURN_IF_ERROR(graph.Launch(ctx.stream));
+        CAL_RETURN_IF_ERROR(graph.Launch(ctx.stream, regions[r]));
       } else {
-        for (int j = 0; j < plan.launches; ++j) CAL_RETURN_IF_ERROR(call(idx++ % copies));
+        for (int j = 0; j < regions[r].calls; ++j) CAL_RETURN_IF_ERROR(call(idx++ % copies));
       }
       CAL_CUDA(cudaEventRecord(ev[2 * r + 1], ctx.stream));
     }
     CAL_CUDA(cudaStreamSynchronize(ctx.stream));
-    out->clear();
-    for (int r = 0; r < plan.reps; ++r) {
+    std::vector<double> region_ms;
+    for (size_t r = 0; r < regions.size(); ++r) {
       float f = 0;
       CAL_CUDA(cudaEventElapsedTime(&f, ev[2 * r], ev[2 * r + 1]));
-      out->push_back(static_cast<double>(f) / plan.launches);
+      region_ms.push_back(f);
     }
+    *out = PerCallMs(region_ms, regions);
     return Status::Ok();
   }
 
+  // reps regions of `launches` calls (at least; whole graphs). Flush mode
+  // times single calls after overwriting L2.
   TimingPlan Plan(double call_ms) const {
     const TimingConfig& cfg = ctx.timing;
     TimingPlan plan;
@@ -221,29 +319,7 @@ struct Run {
                            std::min(cfg.reps * 3, static_cast<int>(cfg.budget_ms / call_ms)));
       return plan;
     }
-    plan = PlanTiming(call_ms, cfg.region_ms, cfg.reps, cfg.min_reps, cfg.budget_ms);
-    if (plan.launches > 1) {
-      // A graph replays the same calls, so one region must visit every
-      // working-set copy or later replays would find theirs in L2. Past
-      // kMaxGraphLaunches copies (working sets under ~3 L2 / 2000, a few
-      // tens of KB, where launch latency dominates anyway) part may stay.
-      // Raising launches must not lift the budget: reps shrink instead.
-      plan = CoverCopies(plan, call_ms, copies, kMaxGraphLaunches, cfg.min_reps,
-                         cfg.budget_ms);
-    }
-    return plan;
-  }
-
-  // Captures plan.launches calls into graphs and replays them once untimed
-  // (uploads them); *use_graph false when the call cannot be captured.
-  Status CaptureGraph(const TimingPlan& plan, bool* use_graph) {
-    *use_graph = graph.Capture(ctx.stream, call, plan.launches, &idx, copies, phases);
-    if (!*use_graph) return Status::Ok();
-    Stopwatch sw;
-    CAL_RETURN_IF_ERROR(graph.Launch(ctx.stream));
-    CAL_CUDA(cudaStreamSynchronize(ctx.stream));
-    phases->upload_ms = sw.Ms();
-    return Status::Ok();
+    return PlanTiming(call_ms, cfg.region_ms, cfg.reps, cfg.min_reps, cfg.budget_ms);
   }
 
   Status Measure(AlgoResult* res) {
@@ -254,24 +330,29 @@ struct Run {
     CAL_RETURN_IF_ERROR(EstimateMs(&call_ms));
     phases->estimate_ms = sw.Ms();
     phases->call_ms = call_ms;
-    TimingPlan plan = Plan(call_ms);
-    bool use_graph = false;
-    if (!flush && plan.launches > 1) CAL_RETURN_IF_ERROR(CaptureGraph(plan, &use_graph));
-    sw.Restart();
+    const TimingPlan plan = Plan(call_ms);
+    bool use_graph = !flush && plan.launches > 1 &&
+                     graph.Plan(ctx.stream, call, idx % copies, copies, plan.launches, phases);
     std::vector<double> samples;
-    CAL_RETURN_IF_ERROR(Regions(plan, use_graph, &samples));
-    phases->region_passes = 1;
-    Stats s = Summarize(samples);
-    if (TooWide(s, cfg.spread_tolerance)) {  // re-measure once
-      CAL_RETURN_IF_ERROR(Regions(plan, use_graph, &samples));
-      phases->region_passes = 2;
+    std::vector<Region> regions;
+    Stats s;
+    for (int pass = 1; pass <= 2; ++pass) {  // a second pass re-measures a wide spread
+      CAL_RETURN_IF_ERROR(NextRegions(plan, &use_graph, &regions));
+      sw.Restart();
+      // Rotated copies: evict whatever the calls before (warm-up, estimate,
+      // earlier algorithms on the same copies) left in L2; from here on the
+      // regions' calls follow the rotation (GraphChain).
+      if (pass == 1 && !flush && copies > 1) CAL_RETURN_IF_ERROR(FlushL2(ctx, 0, 3));
+      CAL_RETURN_IF_ERROR(TimeRegions(regions, use_graph, &samples));
+      phases->regions_ms += sw.Ms();
+      phases->region_passes = pass;
       s = Summarize(samples);
       res->noisy = TooWide(s, cfg.spread_tolerance);
+      if (!res->noisy) break;
     }
-    phases->regions_ms = sw.Ms();
     res->stats = s;
-    res->reps = plan.reps;
-    res->launches_per_rep = plan.launches;
+    res->reps = static_cast<int>(regions.size());
+    res->launches_per_rep = MinRegionCalls(regions);
     res->has_times = true;
     res->timing_mode = flush ? "flush" : (use_graph ? "graph" : "stream");
     return Status::Ok();

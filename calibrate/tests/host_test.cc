@@ -287,17 +287,6 @@ void TestStats() {
   CHECK(p.launches == 1 && p.reps == 3);
   p = PlanTiming(0, 1.0, 10, 3, 1500);
   CHECK(p.launches >= 1 && p.launches <= 100000);
-  // A graph region covers every working-set copy; raising launches for
-  // that trims reps back to the budget. 0.1 ms calls, 3000 copies: 2000
-  // launches (the cap) of 0.2 s each, 7 regions fit 1.5 s.
-  p = CoverCopies(PlanTiming(0.1, 1.0, 10, 3, 1500), 0.1, 3000, 2000, 3, 1500);
-  CHECK(p.launches == 2000 && p.reps == 7);
-  // Too slow even at min_reps: min_reps, never fewer.
-  p = CoverCopies(PlanTiming(1.0, 1.0, 10, 3, 1500), 1.0, 2000, 2000, 3, 1500);
-  CHECK(p.launches == 2000 && p.reps == 3);
-  // Few copies: the plan is unchanged.
-  p = CoverCopies(PlanTiming(0.005, 1.0, 10, 3, 1500), 0.005, 6, 2000, 3, 1500);
-  CHECK(p.launches == 200 && p.reps == 10);
   // Graph chunks: 256 one-kernel calls, 64 four-kernel calls, one call of 300 kernels.
   CHECK(GraphChunkCalls(1, 256) == 256);
   CHECK(GraphChunkCalls(4, 256) == 64);
@@ -308,6 +297,85 @@ void TestStats() {
   CHECK(RotationCopies(l2, l2, 1 << 20) == 3);
   CHECK(RotationCopies(256, l2, 1 << 20) * 256.0 >= 3 * l2);
   CHECK(RotationCopies(1, l2, 1000) == 1000);
+}
+
+// The cycle of graphs and the regions that walk it (timing.cc, GraphChain).
+void TestRegionPlan() {
+  // 2,000 copies of a 0.1 ms call with 4 kernels a call (64 calls a graph):
+  // regions of 10 calls are graphs of 10 calls; the cycle is all 2,000 copies
+  // (200 graphs), of which one pass of 10 regions needs the first 10 graphs.
+  GraphChainPlan c = PlanGraphChain(2000, 10, 64, 2000);
+  CHECK(c.graph_calls == 10 && c.cycle_calls == 2000 && c.graphs.size() == 200);
+  int next = 0;
+  std::vector<Region> r = PlanRegions(c.graphs, &next, 10, 10);
+  CHECK(r.size() == 10 && next == 10 && GraphsNeeded(r, 200) == 10);
+  for (size_t i = 0; i < r.size(); ++i) {
+    CHECK(r[i].first_graph == static_cast<int>(i) && r[i].graphs == 1 && r[i].calls == 10);
+  }
+  CHECK(MinRegionCalls(r) == 10);
+  // A re-measure goes on where the first pass stopped.
+  r = PlanRegions(c.graphs, &next, 10, 10);
+  CHECK(r.front().first_graph == 10 && next == 20 && GraphsNeeded(r, 200) == 20);
+
+  // More calls a region than a graph holds: graphs evened out (300 calls of
+  // one kernel, graphs of at most 256 calls: two graphs of 150).
+  c = PlanGraphChain(2000, 300, 256, 2000);
+  CHECK(c.graph_calls == 150 && c.cycle_calls == 2000);
+  CHECK(c.graphs.size() == 14 && c.graphs.back() == 50);  // 13 x 150 + 50
+  int total = 0;
+  for (int n : c.graphs) total += n;
+  CHECK(total == 2000);
+  // Regions wrap around the cycle, through its short last graph: 6 regions
+  // of 2 graphs, then graph 12 (150) + 13 (50) + 0 (150) = 350 calls.
+  next = 0;
+  r = PlanRegions(c.graphs, &next, 7, 300);
+  CHECK(r[5].first_graph == 10 && r[5].calls == 300);
+  CHECK(r[6].first_graph == 12 && r[6].graphs == 3 && r[6].calls == 350 && next == 1);
+  CHECK(GraphsNeeded(r, 14) == 14);  // wrapped: the whole cycle
+  CHECK(MinRegionCalls(r) == 300);
+
+  // Few copies: the cycle is a multiple of them holding a whole graph, so a
+  // copy is read again only a whole number of rotations later (6 copies,
+  // graphs of 250: a cycle of 252 = 42 x 6, graphs 250 + 2).
+  c = PlanGraphChain(6, 2000, 256, 2000);
+  CHECK(c.graph_calls == 250 && c.cycle_calls == 252 && c.cycle_calls % 6 == 0);
+  CHECK(c.graphs.size() == 2 && c.graphs[0] == 250 && c.graphs[1] == 2);
+  next = 0;
+  r = PlanRegions(c.graphs, &next, 3, 2000);
+  CHECK(r[0].calls == 2014 && r[0].graphs == 15);  // 8 x 250 + 7 x 2
+  CHECK(r[1].first_graph == 1 && r[1].calls == 2016);  // 8 x 2 + 8 x 250
+  // One copy (a working set over 2x L2): a cycle of one graph.
+  c = PlanGraphChain(1, 20, 256, 2000);
+  CHECK(c.cycle_calls == 20 && c.graphs.size() == 1);
+  // More copies than the cycle may hold: a cycle of 2,000 calls.
+  c = PlanGraphChain(67026, 50, 256, 2000);
+  CHECK(c.cycle_calls == 2000 && c.graph_calls == 50 && c.graphs.size() == 40);
+  next = 0;
+  r = PlanRegions(c.graphs, &next, 10, 50);
+  CHECK(GraphsNeeded(r, 40) == 10);  // 500 distinct copies, none read twice
+
+  // Stream timing: regions of exactly min_calls calls.
+  next = 0;
+  r = PlanRegions({1}, &next, 4, 13);
+  CHECK(r.size() == 4 && MinRegionCalls(r) == 13 && r[3].calls == 13);
+  // Degenerate input.
+  CHECK(PlanRegions({}, &next, 4, 13).empty() && PlanRegions({0, 0}, &next, 4, 13).empty());
+  CHECK(GraphsNeeded({}, 10) == 0 && MinRegionCalls({}) == 0);
+
+  // Per-call times of regions of different sizes; stats over regions.
+  r.clear();
+  r.push_back(Region{0, 1, 10});
+  r.push_back(Region{1, 2, 14});
+  r.push_back(Region{3, 1, 5});
+  std::vector<double> t = PerCallMs({1.0, 1.4, 0.55}, r);
+  CHECK(t.size() == 3);
+  CHECK_NEAR(t[0], 0.1, 1e-12);
+  CHECK_NEAR(t[1], 0.1, 1e-12);
+  CHECK_NEAR(t[2], 0.11, 1e-12);
+  Stats s = Summarize(t);
+  CHECK_NEAR(s.median_ms, 0.1, 1e-12);
+  CHECK_NEAR(s.min_ms, 0.1, 1e-12);
+  CHECK_NEAR(s.max_ms, 0.11, 1e-12);
 }
 
 void TestSweeps() {
@@ -402,6 +470,7 @@ int main() {
   TestRecordStoreDropsPartialGroup();
   TestCollectKeysRejectsBadJobLists();
   TestStats();
+  TestRegionPlan();
   TestSweeps();
   TestProgress();
   TestMachineYaml();
