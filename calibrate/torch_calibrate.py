@@ -314,6 +314,35 @@ def build_rnn(kind, p, dt):
     return None
 
 
+def build_attention(kind, p, dt):
+    """F.scaled_dot_product_attention on [batch, heads, seq, head_dim] inputs
+    (PyTorch picks flash, memory-efficient or math attention); mask=1 adds a
+    float mask of [batch, 1, seq_q, seq_k]. The backward is timed as the
+    difference of forward+backward and forward (both captured)."""
+    b, h, sq, sk, d = ip(p, "batch"), ip(p, "heads"), ip(p, "seq_q"), ip(p, "seq_k"), ip(p, "head_dim")
+    masked = ip(p, "mask", 0) == 1
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    nbytes = b * h * (2 * sq + 2 * sk) * d * torch.empty(0, dtype=dt).element_size()
+    grad = kind == "attention_bwd"
+
+    def make():
+        qkv = [rnd(b, h, s, d, dtype=dt).requires_grad_(grad) for s in (sq, sk, sk)]
+        mask = rnd(b, 1, sq, sk, dtype=dt) if masked else None
+        return qkv + [mask, rnd(b, h, sq, d, dtype=dt)]
+
+    def fwd(i):
+        if grad:
+            return sdpa(i[0], i[1], i[2], attn_mask=i[3])
+        with torch.no_grad():
+            return sdpa(i[0], i[1], i[2], attn_mask=i[3])
+    if not grad:
+        return nbytes, make, fwd
+
+    def fwd_bwd(i):
+        return torch.autograd.grad(fwd(i), i[:3], i[4])
+    return nbytes, make, fwd_bwd, fwd
+
+
 def build_optimizer(p, dt):
     n, op = ip(p, "params"), p.get("op", "sgd_momentum")
     nbytes = n * 4 * 5
@@ -359,6 +388,8 @@ def build(key):
         return build_copy(p, dt)
     if kind.startswith("rnn"):
         return build_rnn(kind, p, dt)
+    if kind.startswith("attention"):
+        return build_attention(kind, p, dt)
     if kind == "optimizer":
         return build_optimizer(p, dt)
     return None

@@ -17,6 +17,8 @@ bool IsMatrixKind(KernelKind kind) {
     case KernelKind::kRnnFwd:
     case KernelKind::kRnnBwdData:
     case KernelKind::kRnnBwdWeights:
+    case KernelKind::kAttentionFwd:
+    case KernelKind::kAttentionBwd:
       return true;
     default:
       return false;
@@ -40,6 +42,10 @@ std::pair<double, double> GemmOutputDims(const KernelCall& call) {
       const double wo = std::max(1.0, (p("w") + 2 * p("pad_w") - p("dil_w") * (p("s") - 1) - 1) / p("stride_w") + 1);
       return {p("n") * std::floor(ho) * std::floor(wo), p("k")};
     }
+    case KernelKind::kAttentionFwd:
+    case KernelKind::kAttentionBwd:
+      // One thread block per 128 query rows of each (batch, head).
+      return {p("batch") * p("heads") * p("seq_q"), p("head_dim")};
     default:
       return {0, 0};
   }

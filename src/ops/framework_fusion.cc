@@ -3,8 +3,15 @@
 // RNN stacks: LSTM -> Squeeze -> LSTM -> ... (bidirectional layers:
 // LSTM -> Transpose -> Reshape -> LSTM), every layer's Y read only by the
 // views to the next layer.
+// Attention: Mul(q, s) and Mul(Transpose(k), s) -> MatMul -> [Add(mask)] ->
+// Softmax -> MatMul(., v), with s a scalar; the view nodes that make q, k
+// and v (Reshape, Transpose, Squeeze, Unsqueeze, and a Gather of one slice)
+// and, in inference, those that turn the output back into [batch, seq,
+// embed] are part of the group (PyTorch's fused kernels read strided q, k, v
+// and write [batch, seq, heads, dim]; its training path copies the output).
 #include "framework_fusion.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -139,15 +146,169 @@ class RnnStackMatcher {
   std::set<const Node*> stacked_;
 };
 
+class AttentionMatcher {
+ public:
+  explicit AttentionMatcher(const LowerContext& ctx) : ctx_(ctx) {
+    for (size_t i = 0; i < ctx.graph().nodes.size(); ++i) index_[&ctx.graph().nodes[i]] = i;
+  }
+
+  // An attention whose softmax is `softmax`.
+  bool Match(const Node& softmax, FusedGroup* group) const {
+    if (softmax.op_type != "Softmax" || softmax.outputs.size() != 1) return false;
+    const Node* pv = ctx_.SoleConsumer(softmax.outputs[0]);
+    if (pv == nullptr || pv->op_type != "MatMul" || pv->Input(0) != softmax.outputs[0]) return false;
+    std::vector<const Node*> nodes = {&softmax, pv};
+    const Node* qk = ctx_.Producer(softmax.Input(0));
+    const Node* reader = &softmax;  // the node that reads the scores
+    if (qk != nullptr && qk->op_type == "Add" && ctx_.SoleConsumer(qk->outputs[0]) == &softmax) {
+      nodes.push_back(qk);
+      reader = qk;
+      const Node* a = ctx_.Producer(qk->Input(0));
+      qk = a != nullptr && a->op_type == "MatMul" ? a : ctx_.Producer(qk->Input(1));
+    }
+    const bool masked = reader != &softmax;
+    if (qk == nullptr || qk->op_type != "MatMul" || ctx_.SoleConsumer(qk->outputs[0]) != reader) {
+      return false;
+    }
+    nodes.push_back(qk);
+    std::string q, kt;
+    if (!ScaledBy(qk->Input(0), &q, &nodes) || !ScaledBy(qk->Input(1), &kt, &nodes)) return false;
+    const Node* transpose = ctx_.Producer(kt);
+    if (transpose == nullptr || transpose->op_type != "Transpose" || ctx_.SoleConsumer(kt) == nullptr) {
+      return false;
+    }
+    nodes.push_back(transpose);
+    const std::string& k = transpose->Input(0);
+    const std::string& v = pv->Input(1);
+    if (!ShapesAgree(q, k, v)) return false;
+    for (const std::string& operand : {q, k, v}) AddViewsBefore(operand, &nodes);
+    std::string out = pv->outputs[0];
+    if (!ctx_.options().training) out = AddViewsAfter(out, &nodes);
+    group->op = "attention";
+    group->input = q;
+    group->operands = {q, k, v, pv->outputs[0]};
+    group->masked = masked;
+    group->nodes.clear();
+    for (const Node* n : nodes) group->nodes.push_back(index_.at(n));
+    std::sort(group->nodes.begin(), group->nodes.end());
+    return true;
+  }
+
+ private:
+  // `name` = Mul(x, scalar) read only by the MatMul; `x` gets the other factor.
+  bool ScaledBy(const std::string& name, std::string* x, std::vector<const Node*>* nodes) const {
+    const Node* mul = ctx_.Producer(name);
+    if (mul == nullptr || mul->op_type != "Mul" || mul->inputs.size() != 2 ||
+        ctx_.SoleConsumer(name) == nullptr) {
+      return false;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (IsScalar(mul->inputs[i]) && !IsScalar(mul->inputs[1 - i])) {
+        *x = mul->inputs[1 - i];
+        nodes->push_back(mul);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool IsScalar(const std::string& name) const {
+    const Tensor* t = ctx_.graph().FindTensor(name);
+    return t != nullptr && t->num_elements() == 1;
+  }
+
+  // q [.., Sq, D], k [.., Sk, D], v [.., Sk, Dv] of rank 3 or 4.
+  bool ShapesAgree(const std::string& q, const std::string& k, const std::string& v) const {
+    const Shape& qs = ctx_.T(q).dims;
+    const Shape& ks = ctx_.T(k).dims;
+    const Shape& vs = ctx_.T(v).dims;
+    const size_t r = qs.size();
+    return (r == 3 || r == 4) && ks.size() == r && vs.size() == r && qs[r - 1] == ks[r - 1] &&
+           ks[r - 2] == vs[r - 2];
+  }
+
+  static bool IsView(const Node& node) {
+    return node.op_type == "Reshape" || node.op_type == "Transpose" || node.op_type == "Squeeze" ||
+           node.op_type == "Unsqueeze";
+  }
+
+  // A Gather of one slice along an axis (x[i]): a view in PyTorch.
+  bool IsSelect(const Node& node) const {
+    return node.op_type == "Gather" && node.inputs.size() == 2 && ctx_.T(node.Input(1)).dims.empty();
+  }
+
+  // The views (ending at a one-slice Gather) that produce `name`, each read
+  // only by the next.
+  void AddViewsBefore(std::string name, std::vector<const Node*>* nodes) const {
+    for (const Node* p = ctx_.Producer(name); p != nullptr && ctx_.SoleConsumer(name) != nullptr;
+         p = ctx_.Producer(name)) {
+      if (!IsView(*p) && !IsSelect(*p)) return;
+      if (std::find(nodes->begin(), nodes->end(), p) != nodes->end()) return;
+      nodes->push_back(p);
+      if (IsSelect(*p)) return;
+      name = p->Input(0);
+    }
+  }
+
+  // The views that read the output, each the sole reader; returns the last one's output.
+  std::string AddViewsAfter(std::string name, std::vector<const Node*>* nodes) const {
+    for (const Node* c = ctx_.SoleConsumer(name); c != nullptr && (c->op_type == "Transpose" || c->op_type == "Reshape") &&
+                                                  c->Input(0) == name && c->outputs.size() == 1;
+         c = ctx_.SoleConsumer(name)) {
+      nodes->push_back(c);
+      name = c->outputs[0];
+    }
+    return name;
+  }
+
+  const LowerContext& ctx_;
+  std::map<const Node*, size_t> index_;
+};
+
+std::vector<KernelCall> LowerAttention(const LowerContext& ctx, const FusedGroup& group) {
+  const Shape& q = ctx.T(group.operands[0]).dims;
+  const Shape& k = ctx.T(group.operands[1]).dims;
+  const Shape& v = ctx.T(group.operands[2]).dims;
+  const size_t r = q.size();
+  const int64_t batch = q[0], heads = r == 4 ? q[1] : 1;
+  const int64_t seq_q = q[r - 2], seq_k = k[r - 2], head_dim = q[r - 1];
+  KernelCall fwd = ctx.NewCall(KernelKind::kAttentionFwd, "scaled_dot_product_attention", GemmMath(ctx.options()));
+  fwd.AddParam("batch", batch);
+  fwd.AddParam("heads", heads);
+  fwd.AddParam("seq_q", seq_q);
+  fwd.AddParam("seq_k", seq_k);
+  fwd.AddParam("head_dim", head_dim);
+  fwd.AddParam("mask", int64_t{group.masked ? 1 : 0});
+  const double scores = static_cast<double>(batch) * heads * seq_q * seq_k;
+  fwd.flops = 2.0 * scores * head_dim + 2.0 * scores * v[r - 1] + 5.0 * scores;
+  for (int i = 0; i < 3; ++i) fwd.bytes_read += ctx.Bytes(group.operands[i]);
+  fwd.bytes_written = ctx.Bytes(group.operands[3]);
+  std::vector<KernelCall> calls = {fwd};
+  if (ctx.options().training) {
+    KernelCall bwd = fwd;
+    bwd.kind = KernelKind::kAttentionBwd;
+    bwd.library_call = "scaled_dot_product_attention_backward";
+    bwd.phase = "bwd";
+    bwd.flops = 2.5 * fwd.flops;
+    bwd.bytes_read = fwd.bytes_read + 2 * fwd.bytes_written;  // q, k, v, o, dO
+    bwd.bytes_written = fwd.bytes_read;                        // dQ, dK, dV
+    calls.push_back(bwd);
+  }
+  return calls;
+}
+
 }  // namespace
 
 std::vector<FusedGroup> FindFrameworkFusions(const LowerContext& ctx) {
   GeluMatcher gelu(ctx);
   RnnStackMatcher rnn(ctx);
+  AttentionMatcher attention(ctx);
   std::vector<FusedGroup> groups;
   for (const Node& node : ctx.graph().nodes) {
     FusedGroup g;
-    if (gelu.Match(node, &g) || rnn.Match(node, &g)) groups.push_back(std::move(g));
+    if (gelu.Match(node, &g) || rnn.Match(node, &g) || attention.Match(node, &g)) {
+      groups.push_back(std::move(g));
+    }
   }
   return groups;
 }
@@ -162,6 +323,7 @@ Result<std::vector<KernelCall>> LowerFusedGroup(const LowerContext& ctx, const F
     DLSIM_RETURN_IF_ERROR(LowerRecurrentLayers(ctx, layers, &calls));
     return calls;
   }
+  if (group.op == "attention") return LowerAttention(ctx, group);
   const Node& last = ctx.graph().nodes[group.nodes.back()];
   const std::string& out = last.outputs.at(0);
   const int64_t elems = ctx.Elems(out);

@@ -4,7 +4,11 @@
 // launches one gelu kernel (and one gelu_backward in training). A stacked
 // nn.LSTM/nn.GRU exports one ONNX node per layer with Squeeze/Transpose/
 // Reshape views between them, where PyTorch makes one multi-layer cuDNN
-// call (which overlaps the layers' time steps).
+// call (which overlaps the layers' time steps). F.scaled_dot_product_attention
+// (nn.MultiheadAttention, Hugging Face's "sdpa" attention) exports as
+// Mul(q, sqrt(scale)), Mul(k^T, sqrt(scale)) -> MatMul -> [Add mask] ->
+// Softmax -> MatMul(., v), where PyTorch runs one fused attention kernel on
+// strided views of q, k and v.
 #ifndef DLSIM_SRC_OPS_FRAMEWORK_FUSION_H_
 #define DLSIM_SRC_OPS_FRAMEWORK_FUSION_H_
 
@@ -16,20 +20,26 @@
 namespace dlsim {
 
 struct FusedGroup {
-  std::string op;            // "gelu" or "rnn_stack"
+  std::string op;            // "gelu", "rnn_stack" or "attention"
   std::string input;         // the tensor the fused kernel reads
   std::vector<size_t> nodes; // graph order; the last one launches the kernel
+  // attention: q, k (untransposed), v and the output; whether a mask is added.
+  std::vector<std::string> operands;
+  bool masked = false;
 };
 
 // Every erf-form GELU chain whose intermediate results have no other
 // consumer, and every stack of two or more recurrent layers of one kind,
 // hidden size and direction count whose layer outputs feed only the next
-// layer (through view nodes).
+// layer (through view nodes), and every attention in the exported form of
+// F.scaled_dot_product_attention (with the views around it that PyTorch
+// does not materialise).
 std::vector<FusedGroup> FindFrameworkFusions(const LowerContext& ctx);
 
 // The calls of a fused group. gelu: one pointwise kernel reading `input`
 // and writing the last node's output (plus its backward in training);
-// rnn_stack: one multi-layer RNN call.
+// rnn_stack: one multi-layer RNN call; attention: one fused attention call
+// (plus its backward in training).
 Result<std::vector<KernelCall>> LowerFusedGroup(const LowerContext& ctx, const FusedGroup& group);
 
 // One cuDNN RNN call (plus its backward in training) for consecutive

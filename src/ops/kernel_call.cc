@@ -31,6 +31,8 @@ constexpr KindName kKindNames[] = {
     {KernelKind::kRnnFwd, "rnn_fwd"},
     {KernelKind::kRnnBwdData, "rnn_bwd_data"},
     {KernelKind::kRnnBwdWeights, "rnn_bwd_weights"},
+    {KernelKind::kAttentionFwd, "attention_fwd"},
+    {KernelKind::kAttentionBwd, "attention_bwd"},
     {KernelKind::kElementwise, "elementwise"},
     {KernelKind::kReduction, "reduction"},
     {KernelKind::kCopy, "copy"},

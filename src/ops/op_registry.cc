@@ -6,6 +6,7 @@ LowerContext::LowerContext(const Graph& graph, const LoweringOptions& options)
     : graph_(graph), options_(options) {
   for (const Node& node : graph.nodes) {
     for (const std::string& out : node.outputs) producer_[out] = &node;
+    if (node.op_type == "Shape" || node.op_type == "Size") continue;  // read no data
     for (const std::string& in : node.inputs) {
       if (in.empty()) continue;
       ++consumers_[in];

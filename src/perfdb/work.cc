@@ -110,6 +110,26 @@ Result<KeyWork> GemmWork(const ParsedKey& key, const Params& p, int64_t ds) {
   return work;
 }
 
+// Fused attention never writes the seq_q x seq_k scores: two GEMMs forward
+// (QK^T, PV), five backward (recomputed QK^T, dV, dP, dQ, dK); Q, K, V and O
+// read or written once (backward: also dO, dQ, dK, dV).
+Result<KeyWork> AttentionWork(const ParsedKey& key, const Params& p, int64_t ds) {
+  DLSIM_ASSIGN_OR_RETURN(int64_t batch, p.Int("batch"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t heads, p.Int("heads"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t seq_q, p.Int("seq_q"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t seq_k, p.Int("seq_k"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t head_dim, p.Int("head_dim"));
+  const bool bwd = key.kind == KernelKind::kAttentionBwd;
+  const double bh = double(batch) * heads;
+  KeyWork work;
+  work.flops = (bwd ? 10.0 : 4.0) * bh * seq_q * seq_k * head_dim;
+  const double qo = bh * seq_q * head_dim, kv = bh * seq_k * head_dim;
+  work.bytes = (bwd ? 4.0 * qo + 4.0 * kv : 2.0 * qo + 2.0 * kv) * ds;
+  work.gemm_m = bh * seq_q, work.gemm_n = double(head_dim);
+  work.tiles = Tiles(work.gemm_m, work.gemm_n);
+  return work;
+}
+
 Result<KeyWork> RnnWork(const Params& p, int64_t ds) {
   const std::string cell = p.Str("cell");
   const int gates = cell == "lstm" ? 4 : cell == "gru" ? 3 : 1;
@@ -243,6 +263,7 @@ bool IsComputeKind(KernelKind kind) {
     case KernelKind::kConvBwdData: case KernelKind::kConvBwdFilter:
     case KernelKind::kGemm: case KernelKind::kBatchedGemm:
     case KernelKind::kRnnFwd: case KernelKind::kRnnBwdData: case KernelKind::kRnnBwdWeights:
+    case KernelKind::kAttentionFwd: case KernelKind::kAttentionBwd:
       return true;
     default:
       return false;
@@ -260,6 +281,8 @@ Result<KeyWork> WorkOfKey(const ParsedKey& key) {
       return GemmWork(key, p, ds);
     case KernelKind::kRnnFwd: case KernelKind::kRnnBwdData: case KernelKind::kRnnBwdWeights:
       return RnnWork(p, ds);
+    case KernelKind::kAttentionFwd: case KernelKind::kAttentionBwd:
+      return AttentionWork(key, p, ds);
     case KernelKind::kBatchNormInfer: case KernelKind::kBatchNormTrainFwd:
     case KernelKind::kBatchNormBwd: case KernelKind::kLrnFwd:
       return NormWork(key, p, ds);

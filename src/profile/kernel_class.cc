@@ -121,6 +121,9 @@ bool ClassCanImplement(KernelClass c, KernelKind kind) {
     case K::kRnnBwdData:
     case K::kRnnBwdWeights:
       return c == C::kRnn || c == C::kGemm || c == C::kElementwise;
+    case K::kAttentionFwd:
+    case K::kAttentionBwd:
+      return c == C::kAttention || c == C::kGemm || c == C::kElementwise || c == C::kReduction;
     case K::kElementwise:
       return c == C::kElementwise || c == C::kCopy;
     case K::kReduction:

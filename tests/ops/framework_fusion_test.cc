@@ -135,5 +135,71 @@ TEST(FrameworkFusion, RnnLayersOfDifferentSizesStaySeparate) {
   EXPECT_EQ(lowered->nodes[2].calls.size(), 1u);
 }
 
+// F.scaled_dot_product_attention as torch.onnx writes it: q, k, v
+// [2, 4, 16, 8] made by Reshape views of [2, 16, 32] projections, both q and
+// k^T scaled by a computed scalar, then MatMul, Softmax, MatMul, and the
+// output turned back into [2, 16, 32]. `plain`: no scaling Muls (eager
+// attention, which PyTorch runs as separate kernels).
+Graph Attention(bool plain) {
+  GraphBuilder b;
+  b.Input("xq", {2, 16, 32}).Input("xk", {2, 16, 32}).Input("xv", {2, 16, 32}).Weight("s", {1});
+  b.Op("Reshape", "rq", {"xq"}, "q3", {2, 16, 4, 8});
+  b.Op("Transpose", "tq", {"q3"}, "q", {2, 4, 16, 8});
+  b.Op("Reshape", "rk", {"xk"}, "k3", {2, 16, 4, 8});
+  b.Op("Transpose", "tk", {"k3"}, "k", {2, 4, 16, 8});
+  b.Op("Reshape", "rv", {"xv"}, "v3", {2, 16, 4, 8});
+  b.Op("Transpose", "tv", {"v3"}, "v", {2, 4, 16, 8});
+  b.Op("Transpose", "kt", {"k"}, "k_t", {2, 4, 8, 16});
+  b.Op("Shape", "shape", {"q"}, "q_shape", {4});
+  if (plain) {
+    b.Op("MatMul", "qk", {"q", "k_t"}, "scores", {2, 4, 16, 16});
+  } else {
+    b.Op("Mul", "scale_q", {"q", "s"}, "qs", {2, 4, 16, 8});
+    b.Op("Mul", "scale_k", {"k_t", "s"}, "ks", {2, 4, 8, 16});
+    b.Op("MatMul", "qk", {"qs", "ks"}, "scores", {2, 4, 16, 16});
+  }
+  b.Op("Softmax", "softmax", {"scores"}, "p", {2, 4, 16, 16});
+  b.Op("MatMul", "pv", {"p", "v"}, "o", {2, 4, 16, 8});
+  b.Op("Transpose", "to", {"o"}, "o3", {2, 16, 4, 8});
+  b.Op("Reshape", "ro", {"o3"}, "y", {2, 16, 32});
+  return b.Build({"y"});
+}
+
+TEST(FrameworkFusion, ExportedSdpaIsOneAttentionCall) {
+  auto lowered = LowerGraph(Attention(false), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const size_t last = lowered->nodes.size() - 1;
+  for (size_t i = 0; i < last; ++i) EXPECT_TRUE(lowered->nodes[i].calls.empty()) << lowered->nodes[i].name;
+  ASSERT_EQ(lowered->nodes[last].calls.size(), 1u);
+  const KernelCall& a = lowered->nodes[last].calls[0];
+  EXPECT_EQ(a.Key(),
+            "attention_fwd batch=2 heads=4 seq_q=16 seq_k=16 head_dim=8 mask=0 dtype=fp32 math=fp32 layout=-");
+  const double scores = 2.0 * 4 * 16 * 16;
+  EXPECT_DOUBLE_EQ(a.flops, 2 * scores * 8 + 2 * scores * 8 + 5 * scores);
+  EXPECT_DOUBLE_EQ(a.bytes_read, 3 * 2.0 * 16 * 32 * 4);  // q, k, v once
+  EXPECT_DOUBLE_EQ(a.bytes_written, 2.0 * 16 * 32 * 4);
+}
+
+TEST(FrameworkFusion, SdpaInTrainingKeepsTheOutputCopyAndAddsABackward) {
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(Attention(false), o);
+  ASSERT_TRUE(lowered.ok());
+  const auto& nodes = lowered->nodes;
+  const size_t pv = nodes.size() - 3;  // pv, to, ro
+  ASSERT_EQ(nodes[pv].calls.size(), 2u);
+  EXPECT_EQ(nodes[pv].calls[1].kind, KernelKind::kAttentionBwd);
+  EXPECT_DOUBLE_EQ(nodes[pv].calls[1].flops, 2.5 * nodes[pv].calls[0].flops);
+  EXPECT_FALSE(nodes[pv + 1].calls.empty());  // the output transpose is copied
+}
+
+TEST(FrameworkFusion, EagerAttentionStaysSeparateKernels) {
+  auto lowered = LowerGraph(Attention(true), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  for (const LoweredNode& n : lowered->nodes) {
+    for (const KernelCall& c : n.calls) EXPECT_NE(c.kind, KernelKind::kAttentionFwd) << n.name;
+  }
+}
+
 }  // namespace
 }  // namespace dlsim

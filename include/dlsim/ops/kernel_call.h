@@ -39,6 +39,8 @@ enum class KernelKind {
   kRnnFwd,
   kRnnBwdData,
   kRnnBwdWeights,
+  kAttentionFwd,  // fused scaled-dot-product attention (flash / memory-efficient)
+  kAttentionBwd,  // its backward (dQ, dK, dV)
   kElementwise,  // memory-bound pointwise (also activations, casts, bias add)
   kReduction,    // memory-bound reductions (ReduceMean, global pooling, loss)
   kCopy,         // data movement: transpose, concat, slice, gather, pad, expand

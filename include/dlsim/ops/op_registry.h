@@ -31,7 +31,8 @@ class LowerContext {
   DType RunDType(const Tensor& t) const;
   double Bytes(const std::string& name) const;  // 0 for "" (absent input)
   int64_t Elems(const std::string& name) const;
-  // Number of nodes that read tensor `name` (graph outputs count once).
+  // Number of nodes that read tensor `name`'s data (graph outputs count once;
+  // Shape and Size nodes, which read only its shape, do not count).
   int ConsumerCount(const std::string& name) const;
   // The node producing `name`, or nullptr for graph inputs and initializers.
   const Node* Producer(const std::string& name) const;
