@@ -91,6 +91,11 @@ RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
   const double bw = device.EffectiveMemoryBw() * params.memory_efficiency;
   if (bw > 0) b.memory_s = call.bytes() / bw;
   b.floor_s = params.kernel_floor_s;
+  if (call.kind == KernelKind::kRnnFwd || call.kind == KernelKind::kRnnBwdData ||
+      call.kind == KernelKind::kRnnBwdWeights) {
+    const double steps = static_cast<double>(call.IntParam("seq", 1) + call.IntParam("layers", 1) - 1);
+    b.floor_s = std::max(b.floor_s, steps * params.rnn_step_floor_s);
+  }
   b.time_s = std::max(b.compute_s, b.memory_s) + b.floor_s;
   if (std::max(b.compute_s, b.memory_s) < b.floor_s) {
     b.bound = Bound::kLatency;

@@ -35,7 +35,8 @@ Status LowerRecurrentLayers(const LowerContext& ctx, const std::vector<const Nod
   if (hidden <= 0) return InvalidArgument("hidden_size must be positive");
   const Cell cell = CellOf(first.op_type);
   const int64_t dirs = Directions(first);
-  KernelCall fwd = ctx.NewCall(KernelKind::kRnnFwd, "cudnnRNNForward", GemmMath(ctx.options()));
+  // A cuDNN call: TF32 follows the cuDNN flag (torch.backends.cudnn.allow_tf32), as for convolutions.
+  KernelCall fwd = ctx.NewCall(KernelKind::kRnnFwd, "cudnnRNNForward", ConvMath(ctx.options()));
   fwd.AddParam("cell", cell.name);
   fwd.AddParam("seq", seq);
   fwd.AddParam("batch", batch);

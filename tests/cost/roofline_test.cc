@@ -37,6 +37,31 @@ TEST(RooflineTest, LargeGemmIsComputeBoundAtMatrixPeak) {
   EXPECT_DOUBLE_EQ(b.time_s, b.compute_s + p.kernel_floor_s);
 }
 
+TEST(RooflineTest, RecurrentCallRunsItsStepsInSequence) {
+  KernelCall c;
+  c.kind = KernelKind::kRnnFwd;
+  c.math = MathMode::kFp16;
+  c.AddParam("seq", 64);
+  c.AddParam("layers", 2);
+  c.flops = 1e6;  // tiny: the steps, not the FLOPs, set the time
+  RooflineParams p;
+  auto b = RooflineTime(c, Device(), p);
+  EXPECT_EQ(b.bound, Bound::kLatency);
+  EXPECT_DOUBLE_EQ(b.floor_s, 65 * p.rnn_step_floor_s);  // seq + layers - 1 steps
+}
+
+// An attention call's tiles are 128 query rows of each (batch, head).
+TEST(RooflineTest, AttentionWavesCountQueryBlocks) {
+  KernelCall c;
+  c.kind = KernelKind::kAttentionFwd;
+  c.math = MathMode::kFp16;
+  c.AddParam("batch", 1);
+  c.AddParam("heads", 12);
+  c.AddParam("seq_q", 256);
+  c.AddParam("head_dim", 64);
+  EXPECT_DOUBLE_EQ(WaveEfficiency(c, 100), 24.0 / 100);  // 12 heads x 2 blocks in one wave
+}
+
 TEST(RooflineTest, WaveQuantisationPenalisesPartialWaves) {
   // 101 tiles on 100 SMs: 2 waves, 101 of 200 slots busy.
   KernelCall c = Gemm(128 * 101, 128, 64, MathMode::kFp16);

@@ -19,6 +19,11 @@ struct RooflineParams {
   // Smallest kernel back to back in a CUDA graph: the H100's tiniest measured
   // kernels take 1.2-1.5 us in graph replay (calibration/h100.sqlite).
   double kernel_floor_s = 1.5e-6;
+  // A recurrent call runs its time steps one after another (layers in a
+  // wavefront: seq + layers - 1 steps), each at least a GEMM and a pointwise
+  // kernel: single-layer LSTM/GRU at batch 1 take 0.31-0.52 ms for 64 steps
+  // on the H100 (calibration/h100.sqlite), 5-8 us per step; 5 us is taken.
+  double rnn_step_floor_s = 5e-6;
 };
 
 // Peak FLOP/s available to `call` on `device` (matrix units for GEMM-like
