@@ -20,6 +20,7 @@ struct DbOptions {
   std::string format;
   std::string out;
   std::string gpu;
+  int neighbours = FitOptions{}.neighbours;
 };
 
 Status RunImport(const DbOptions& o) {
@@ -97,20 +98,28 @@ std::string Fixed(double v, int decimals) {
   return buf;
 }
 
-void PrintFitReport(const std::string& path, const FitReport& r) {
+void PrintFitReport(const std::string& path, const FitReport& r, int neighbours) {
   std::cout << "fitted models for " << r.gpu_name << " (" << r.sm_count
             << " SMs), stored in " << path << "\n"
-            << "time = t0 + flops / (TFLOP/s * wave efficiency) + bytes / (GB/s)\n\n"
+            << "base = t0 + flops / (TFLOP/s * wave efficiency) + bytes / (GB/s)\n"
+            << (neighbours > 0 ? "time = base x geometric mean of measured/base over the " +
+                                     std::to_string(neighbours) + " nearest measured keys\n"
+                               : std::string("time = base (no neighbour correction)\n"))
+            << "held-out error (%): the model fitted without the held-out keys; base: without "
+               "the correction\n\n"
             << Padded("class", 26) << Padded("train", 7) << Padded("test", 6)
             << Padded("t0_us", 9) << Padded("TFLOP/s", 10) << Padded("GB/s", 9)
-            << Padded("median_err%", 13) << "p90_err%\n";
+            << Padded("median_err%", 13) << Padded("p90_err%", 10) << Padded("base_median%", 14)
+            << "base_p90%\n";
   for (const FitClassReport& m : r.classes) {
     std::cout << Padded(m.kind + "/" + m.math, 26) << Padded(std::to_string(m.n_train), 7)
               << Padded(std::to_string(m.n_test), 6) << Padded(Fixed(m.t0_s * 1e6, 2), 9)
               << Padded(m.s_per_flop > 0 ? Fixed(1e-12 / m.s_per_flop, 1) : "-", 10)
               << Padded(m.s_per_byte > 0 ? Fixed(1e-9 / m.s_per_byte, 0) : "-", 9)
               << Padded(Fixed(m.test_median_rel_err * 100, 1), 13)
-              << Fixed(m.test_p90_rel_err * 100, 1) << "\n";
+              << Padded(Fixed(m.test_p90_rel_err * 100, 1), 10)
+              << Padded(Fixed(m.base_test_median_rel_err * 100, 1), 14)
+              << Fixed(m.base_test_p90_rel_err * 100, 1) << "\n";
   }
   for (const std::string& s : r.skipped) std::cout << "skipped " << s << "\n";
   if (r.classes.empty()) ReportWarning("no kernel class had enough measured keys to fit");
@@ -121,9 +130,11 @@ Status RunFit(const DbOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(std::string gpu_name, ChooseGpu(db, o.gpu));
   DLSIM_ASSIGN_OR_RETURN(GpuInfo gpu, db.Gpu(gpu_name));
   DLSIM_ASSIGN_OR_RETURN(std::vector<MeasurementRecord> records, db.RecordsOfGpu(gpu_name));
-  DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, gpu.sms));
+  FitOptions fit_options;
+  fit_options.neighbours = o.neighbours;
+  DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, gpu.sms, fit_options));
   DLSIM_RETURN_IF_ERROR(db.StoreFit(gpu_name, models));
-  PrintFitReport(o.db_path, models.report());
+  PrintFitReport(o.db_path, models.report(), models.neighbours());
   return Status::Ok();
 }
 
@@ -174,6 +185,10 @@ void RegisterDbCommand(CLI::App& app, int* exit_code) {
                         "and print the held-out error of each",
                         opts, RunFit, exit_code);
   fit->add_option("--gpu", opts->gpu, "GPU name (optional when the database has one GPU)");
+  fit->add_option("--neighbours", opts->neighbours,
+                  "measured keys nearest to a query that correct the base model (0: base only)")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
 }
 
 }  // namespace dlsim::cli

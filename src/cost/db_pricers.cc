@@ -38,7 +38,8 @@ class MeasuredPricer : public KernelPricer {
   DeviceSpec device_;
 };
 
-// Per-op-class models fitted on this GPU's measurements.
+// Per-op-class models fitted on this GPU's measurements, corrected by the
+// measured keys nearest to the call (docs/perfdb.md, "Neighbour correction").
 class FittedPricer : public KernelPricer {
  public:
   FittedPricer(FittedModels models, const DeviceSpec& device)
@@ -101,6 +102,16 @@ class ChainPricer : public KernelPricer {
   }
 };
 
+// The models stored in the `fits` table; none (so they are refitted from the
+// records) when there are none or they are of another format version.
+Result<std::optional<FittedModels>> LoadStoredFit(const PerfDb& db, const std::string& gpu,
+                                                  std::vector<std::string>* notes) {
+  auto fit = db.LoadFit(gpu);
+  if (fit.ok() || fit.status().code() != StatusCode::kUnsupported) return fit;
+  notes->push_back(fit.status().message() + "; fitted the models from its records instead");
+  return std::optional<FittedModels>();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const KernelPricer>> BuildDatabasePricer(
@@ -118,7 +129,7 @@ Result<std::shared_ptr<const KernelPricer>> BuildDatabasePricer(
   DLSIM_ASSIGN_OR_RETURN(TimingTable table, db->LoadTimings(gpu));
   auto chain = std::make_shared<ChainPricer>();
   chain->chain.push_back(std::make_shared<MeasuredPricer>(std::move(table), machine.device));
-  DLSIM_ASSIGN_OR_RETURN(std::optional<FittedModels> fit, db->LoadFit(gpu));
+  DLSIM_ASSIGN_OR_RETURN(std::optional<FittedModels> fit, LoadStoredFit(*db, gpu, notes));
   if (!fit) {
     DLSIM_ASSIGN_OR_RETURN(auto records, db->RecordsOfGpu(gpu));
     auto fitted = FitModels(records, machine.device.sm_count);

@@ -1,37 +1,50 @@
 // Fitting one model per (kernel kind, math mode) on one GPU's measurements
-// (docs/perfdb.md, "Fitted models"). The model is a roofline with a launch
-// floor and SM-wave quantisation, as in Benanza (Li et al., 2020) and the
-// CUTLASS profiler's wave-count reasoning:
-//   time_s = t0 + s_per_flop * flops / wave_eff + s_per_byte * bytes
+// (docs/perfdb.md, "Fitted models"). The base model is a roofline with a
+// launch floor and SM-wave quantisation, as in Benanza (Li et al., 2020) and
+// the CUTLASS profiler's wave-count reasoning:
+//   base_s = t0 + s_per_flop * flops / wave_eff + s_per_byte * bytes
+// and the prediction is base_s times the neighbour correction
+// (fit_neighbours.h).
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 
 #include "dlsim/perfdb/fit.h"
 #include "dlsim/perfdb/work.h"
+#include "fit_neighbours.h"
 #include "fit_solver.h"
 
 namespace dlsim {
 namespace {
 
+using perfdb_internal::BaseSeconds;
+using perfdb_internal::KeyFeatures;
+using perfdb_internal::LazyNeighbourSet;
+using perfdb_internal::MeasuredKey;
+using perfdb_internal::NeighbourSet;
+using NeighbourPtr = std::shared_ptr<const LazyNeighbourSet>;
+
 struct Sample {
   std::string key;
-  double flops_eff = 0;  // flops / wave efficiency
-  double bytes = 0;
+  ParsedKey parsed;
+  KeyFeatures features;
   double time_s = 0;
+};
+
+// A class's model: coefficients and errors, and its neighbours.
+struct ClassFit {
+  FitClassReport report;
+  NeighbourPtr neighbours;
 };
 
 std::string ClassName(const std::string& kind, const std::string& math) {
   return kind + "/" + math;
 }
 
-std::vector<double> Features(bool compute, const Sample& s) {
-  if (compute) return {1.0, s.flops_eff, s.bytes};
-  return {1.0, s.bytes};
-}
-
-double Predict(const FitClassReport& m, double flops_eff, double bytes) {
-  return m.t0_s + m.s_per_flop * flops_eff + m.s_per_byte * bytes;
+std::vector<double> Features(bool compute, const KeyFeatures& f) {
+  if (compute) return {1.0, f.flops_eff, f.bytes};
+  return {1.0, f.bytes};
 }
 
 // Nearest-rank percentile of |relative error|; NaN for an empty set.
@@ -42,12 +55,23 @@ double Percentile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
-std::vector<double> RelErrors(const FitClassReport& m, const std::vector<Sample>& samples) {
+// |relative error| of the base model, and of base x correction when
+// `neighbours` is given.
+std::vector<double> RelErrors(const FitClassReport& m, const NeighbourSet* neighbours,
+                              const std::vector<Sample>& samples) {
   std::vector<double> errs;
   for (const Sample& s : samples) {
-    errs.push_back(std::fabs(Predict(m, s.flops_eff, s.bytes) - s.time_s) / s.time_s);
+    double predicted = BaseSeconds(m, s.features);
+    if (neighbours != nullptr) predicted *= neighbours->Correction(s.parsed, s.features);
+    errs.push_back(std::fabs(predicted - s.time_s) / s.time_s);
   }
   return errs;
+}
+
+std::vector<MeasuredKey> MeasuredKeys(const std::vector<Sample>& samples) {
+  std::vector<MeasuredKey> out;
+  for (const Sample& s : samples) out.push_back({s.key, s.time_s});
+  return out;
 }
 
 // Best algorithm per key, grouped by class; keys sorted within a class.
@@ -67,18 +91,57 @@ Result<std::map<std::string, std::vector<Sample>>> CollectSamples(
   for (const auto& [key, r] : best) {
     auto parsed = ParseKernelKey(key);
     if (!parsed.ok()) return parsed.status();
-    auto work = WorkOfKey(*parsed);
-    if (!work.ok()) return work.status().WithContext("key '" + key + "'");
-    Sample s{key, work->flops / WaveEfficiency(work->tiles, sm_count), work->bytes,
-             r->median_ms * 1e-3};
-    classes[ClassName(KernelKindName(parsed->kind), parsed->math)].push_back(std::move(s));
+    auto features = perfdb_internal::FeaturesOfKey(*parsed, sm_count);
+    if (!features.ok()) return features.status().WithContext("key '" + key + "'");
+    const std::string name = ClassName(KernelKindName(parsed->kind), parsed->math);
+    classes[name].push_back(Sample{key, std::move(parsed).value(), *features, r->median_ms * 1e-3});
   }
   return classes;
 }
 
-std::optional<FitClassReport> FitClass(const std::string& kind, const std::string& math,
-                                       const std::vector<Sample>& samples,
-                                       const FitOptions& options, std::string* why_not) {
+// The base model's coefficients fitted on `samples` (non-negative, relative
+// least squares).
+FitClassReport FitBase(const std::string& kind, const std::string& math,
+                       const std::vector<Sample>& samples) {
+  const bool compute = IsComputeKind(KernelKindFromName(kind).value());
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (const Sample& s : samples) {
+    rows.push_back(Features(compute, s.features));
+    y.push_back(s.time_s);
+  }
+  std::vector<double> c = perfdb_internal::FitNonNegativeRelative(rows, y);
+  FitClassReport m;
+  m.kind = kind;
+  m.math = math;
+  m.t0_s = c[0];
+  m.s_per_flop = compute ? c[1] : 0.0;
+  m.s_per_byte = compute ? c[2] : c[1];
+  return m;
+}
+
+// Held-out errors of the model fitted on `train` alone: its coefficients, and
+// its neighbours drawn from `train` only, so no held-out key informs them.
+void Evaluate(const std::vector<Sample>& train, const std::vector<Sample>& test,
+              int64_t sm_count, int k, FitClassReport* out) {
+  FitClassReport m = FitBase(out->kind, out->math, train);
+  NeighbourSet nb = NeighbourSet::Build(MeasuredKeys(train), m, sm_count, k);
+  out->n_train = static_cast<int>(train.size());
+  out->n_test = static_cast<int>(test.size());
+  out->train_median_rel_err = Percentile(RelErrors(m, nullptr, train), 0.5);
+  std::vector<double> base_errs = RelErrors(m, nullptr, test);
+  out->base_test_median_rel_err = Percentile(base_errs, 0.5);
+  out->base_test_p90_rel_err = Percentile(base_errs, 0.9);
+  std::vector<double> errs = RelErrors(m, &nb, test);
+  out->test_median_rel_err = Percentile(errs, 0.5);
+  out->test_p90_rel_err = Percentile(errs, 0.9);
+}
+
+// The model of one class: evaluated on the held-out split, then refitted on
+// every key, all of which become its neighbours.
+std::optional<ClassFit> FitClass(const std::string& kind, const std::string& math,
+                                         const std::vector<Sample>& samples, int64_t sm_count,
+                                         const FitOptions& options, std::string* why_not) {
   std::vector<Sample> train, test;
   for (size_t i = 0; i < samples.size(); ++i) {
     const bool held = options.holdout_every > 0 &&
@@ -90,73 +153,79 @@ std::optional<FitClassReport> FitClass(const std::string& kind, const std::strin
                std::to_string(options.min_train);
     return std::nullopt;
   }
-  const bool compute = IsComputeKind(KernelKindFromName(kind).value());
-  std::vector<std::vector<double>> rows;
-  std::vector<double> y;
-  for (const Sample& s : train) {
-    rows.push_back(Features(compute, s));
-    y.push_back(s.time_s);
-  }
-  std::vector<double> c = perfdb_internal::FitNonNegativeRelative(rows, y);
-  FitClassReport m;
-  m.kind = kind;
-  m.math = math;
-  m.t0_s = c[0];
-  m.s_per_flop = compute ? c[1] : 0.0;
-  m.s_per_byte = compute ? c[2] : c[1];
-  m.n_train = static_cast<int>(train.size());
-  m.n_test = static_cast<int>(test.size());
-  m.train_median_rel_err = Percentile(RelErrors(m, train), 0.5);
-  std::vector<double> test_errs = RelErrors(m, test);
-  m.test_median_rel_err = Percentile(test_errs, 0.5);
-  m.test_p90_rel_err = Percentile(test_errs, 0.9);
-  return m;
+  ClassFit fit;
+  fit.report = FitBase(kind, math, samples);
+  Evaluate(train, test, sm_count, options.neighbours, &fit.report);
+  fit.report.n_neighbours = static_cast<int>(samples.size());
+  fit.neighbours = std::make_shared<const LazyNeighbourSet>(MeasuredKeys(samples), fit.report,
+                                                            sm_count, options.neighbours);
+  return fit;
 }
 
 }  // namespace
 
-FittedModels::FittedModels(FitReport report) : report_(std::move(report)) {
+FittedModels::FittedModels(FitReport report, int neighbours_k,
+                           std::vector<NeighbourPtr> neighbours)
+    : report_(std::move(report)), neighbours_k_(neighbours_k), neighbours_(std::move(neighbours)) {
+  DLSIM_CHECK(neighbours_.size() == report_.classes.size());
   for (size_t i = 0; i < report_.classes.size(); ++i) {
     index_[ClassName(report_.classes[i].kind, report_.classes[i].math)] = i;
   }
 }
 
-const FitClassReport* FittedModels::Find(KernelKind kind, const std::string& math) const {
+std::optional<size_t> FittedModels::ClassIndex(KernelKind kind, const std::string& math) const {
   auto it = index_.find(ClassName(KernelKindName(kind), math));
-  return it == index_.end() ? nullptr : &report_.classes[it->second];
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+const FitClassReport* FittedModels::Find(KernelKind kind, const std::string& math) const {
+  std::optional<size_t> i = ClassIndex(kind, math);
+  return i ? &report_.classes[*i] : nullptr;
+}
+
+std::optional<double> FittedModels::PredictBaseSeconds(const ParsedKey& key) const {
+  std::optional<size_t> i = ClassIndex(key.kind, key.math);
+  if (!i) return std::nullopt;
+  auto f = perfdb_internal::FeaturesOfKey(key, report_.sm_count);
+  if (!f.ok()) return std::nullopt;
+  return BaseSeconds(report_.classes[*i], *f);
 }
 
 std::optional<double> FittedModels::PredictSeconds(const ParsedKey& key) const {
-  const FitClassReport* m = Find(key.kind, key.math);
-  if (m == nullptr) return std::nullopt;
-  auto work = WorkOfKey(key);
-  if (!work.ok()) return std::nullopt;
-  return Predict(*m, work->flops / WaveEfficiency(work->tiles, report_.sm_count), work->bytes);
+  std::optional<size_t> i = ClassIndex(key.kind, key.math);
+  if (!i) return std::nullopt;
+  auto f = perfdb_internal::FeaturesOfKey(key, report_.sm_count);
+  if (!f.ok()) return std::nullopt;
+  return BaseSeconds(report_.classes[*i], *f) * neighbours_[*i]->Get().Correction(key, *f);
 }
 
 Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
                                int64_t sm_count, const FitOptions& options) {
   if (records.empty()) return InvalidArgument("FitModels: no records to fit");
   if (sm_count <= 0) return InvalidArgument("FitModels: sm_count must be positive");
+  if (options.neighbours < 0) return InvalidArgument("FitModels: neighbours must be >= 0");
   DLSIM_ASSIGN_OR_RETURN(auto classes, CollectSamples(records, sm_count));
+  if (classes.empty()) {
+    return InvalidArgument("FitModels: no record with status ok and a positive median time");
+  }
   FitReport report;
   report.gpu_name = records.front().gpu_name;
   report.sm_count = sm_count;
+  std::vector<NeighbourPtr> neighbours;
   for (const auto& [name, samples] : classes) {
     const std::string kind = name.substr(0, name.find('/'));
     const std::string math = name.substr(name.find('/') + 1);
     std::string why_not;
-    auto model = FitClass(kind, math, samples, options, &why_not);
-    if (model) {
-      report.classes.push_back(std::move(*model));
+    std::optional<ClassFit> fit = FitClass(kind, math, samples, sm_count, options, &why_not);
+    if (fit) {
+      report.classes.push_back(std::move(fit->report));
+      neighbours.push_back(std::move(fit->neighbours));
     } else {
       report.skipped.push_back(name + ": " + why_not);
     }
   }
-  if (classes.empty()) {
-    return InvalidArgument("FitModels: no record with status ok and a positive median time");
-  }
-  return FittedModels(std::move(report));
+  return FittedModels(std::move(report), options.neighbours, std::move(neighbours));
 }
 
 }  // namespace dlsim

@@ -1,16 +1,22 @@
 // JSON form of fitted models, stored in the database's `fits` table so a
-// fit is computed once per GPU and software stack.
+// fit is computed once per GPU and software stack. Format 2 added the
+// neighbour correction: each class's measured keys and times, from which a
+// class's feature rows are built when it first prices a key.
 #include <cmath>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "dlsim/perfdb/fit.h"
+#include "fit_neighbours.h"
 
 namespace dlsim {
 namespace {
 
 using nlohmann::json;
-constexpr int kFitFormat = 1;
+using perfdb_internal::LazyNeighbourSet;
+using perfdb_internal::MeasuredKey;
+constexpr int kFitFormat = 2;
 
 // JSON has no NaN: NaN is written as null and read back as NaN.
 json Number(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
@@ -42,17 +48,52 @@ Result<FitClassReport> ReadClass(const json& j) {
   DLSIM_ASSIGN_OR_RETURN(m.train_median_rel_err, ReadNumber(j, "train_median_rel_err"));
   DLSIM_ASSIGN_OR_RETURN(m.test_median_rel_err, ReadNumber(j, "test_median_rel_err"));
   DLSIM_ASSIGN_OR_RETURN(m.test_p90_rel_err, ReadNumber(j, "test_p90_rel_err"));
+  DLSIM_ASSIGN_OR_RETURN(m.base_test_median_rel_err, ReadNumber(j, "base_test_median_rel_err"));
+  DLSIM_ASSIGN_OR_RETURN(m.base_test_p90_rel_err, ReadNumber(j, "base_test_p90_rel_err"));
   return m;
 }
 
-Result<FitReport> ReadReport(const json& j) {
-  if (!j.is_object()) return ParseError("fitted models must be a JSON object");
-  if (!j.contains("format") || !j["format"].is_number_integer() ||
-      j["format"].get<int>() != kFitFormat) {
-    return Unsupported("field 'format': expected fitted-model format " +
-                       std::to_string(kFitFormat));
+// "measured": [[key, time_s], ...]
+Result<std::vector<MeasuredKey>> ReadMeasured(const json& j) {
+  auto it = j.find("measured");
+  if (it == j.end() || !it->is_array()) return ParseError("field 'measured' missing or not an array");
+  std::vector<MeasuredKey> out;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& e = (*it)[i];
+    if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number() ||
+        !(e[1].get<double>() > 0)) {
+      return ParseError("measured[" + std::to_string(i) +
+                        "] must be [key, time_s] with a positive time");
+    }
+    out.push_back({e[0].get<std::string>(), e[1].get<double>()});
   }
+  return out;
+}
+
+struct ReadModels {
   FitReport report;
+  int neighbours_k = 0;
+  std::vector<std::vector<MeasuredKey>> measured;  // per class
+};
+
+Status CheckFormat(const json& j) {
+  if (!j.contains("format") || !j["format"].is_number_integer()) {
+    return ParseError("field 'format' missing or not an integer");
+  }
+  const int format = j["format"].get<int>();
+  if (format != kFitFormat) {
+    return Unsupported("field 'format': fitted-model format " + std::to_string(format) +
+                       ", this build reads format " + std::to_string(kFitFormat) +
+                       " (refit with dlsim db fit)");
+  }
+  return Status::Ok();
+}
+
+Result<ReadModels> ReadReport(const json& j) {
+  if (!j.is_object()) return ParseError("fitted models must be a JSON object");
+  DLSIM_RETURN_IF_ERROR(CheckFormat(j));
+  ReadModels read;
+  FitReport& report = read.report;
   if (!j.contains("gpu_name") || !j["gpu_name"].is_string()) {
     return ParseError("field 'gpu_name' missing");
   }
@@ -61,20 +102,30 @@ Result<FitReport> ReadReport(const json& j) {
     return ParseError("field 'sm_count' missing or not an integer");
   }
   report.sm_count = j["sm_count"].get<int64_t>();
+  if (!j.contains("neighbours_k") || !j["neighbours_k"].is_number_integer() ||
+      j["neighbours_k"].get<int>() < 0) {
+    return ParseError("field 'neighbours_k' missing or not a non-negative integer");
+  }
+  read.neighbours_k = j["neighbours_k"].get<int>();
   if (!j.contains("classes") || !j["classes"].is_array()) {
     return ParseError("field 'classes' missing or not an array");
   }
   for (size_t i = 0; i < j["classes"].size(); ++i) {
+    const std::string where = "classes[" + std::to_string(i) + "]";
     auto m = ReadClass(j["classes"][i]);
-    if (!m.ok()) return m.status().WithContext("classes[" + std::to_string(i) + "]");
+    if (!m.ok()) return m.status().WithContext(where);
+    auto measured = ReadMeasured(j["classes"][i]);
+    if (!measured.ok()) return measured.status().WithContext(where);
+    m->n_neighbours = static_cast<int>(measured->size());
     report.classes.push_back(std::move(m).value());
+    read.measured.push_back(std::move(measured).value());
   }
   if (j.contains("skipped") && j["skipped"].is_array()) {
     for (const auto& s : j["skipped"]) {
       if (s.is_string()) report.skipped.push_back(s.get<std::string>());
     }
   }
-  return report;
+  return read;
 }
 
 }  // namespace
@@ -84,8 +135,10 @@ std::string FittedModels::ToJson() const {
   j["format"] = kFitFormat;
   j["gpu_name"] = report_.gpu_name;
   j["sm_count"] = report_.sm_count;
+  j["neighbours_k"] = neighbours_k_;
   j["classes"] = nlohmann::ordered_json::array();
-  for (const FitClassReport& m : report_.classes) {
+  for (size_t i = 0; i < report_.classes.size(); ++i) {
+    const FitClassReport& m = report_.classes[i];
     nlohmann::ordered_json c;
     c["kind"] = m.kind;
     c["math"] = m.math;
@@ -97,6 +150,12 @@ std::string FittedModels::ToJson() const {
     c["train_median_rel_err"] = Number(m.train_median_rel_err);
     c["test_median_rel_err"] = Number(m.test_median_rel_err);
     c["test_p90_rel_err"] = Number(m.test_p90_rel_err);
+    c["base_test_median_rel_err"] = Number(m.base_test_median_rel_err);
+    c["base_test_p90_rel_err"] = Number(m.base_test_p90_rel_err);
+    c["measured"] = nlohmann::ordered_json::array();
+    for (const MeasuredKey& k : neighbours_[i]->measured()) {
+      c["measured"].push_back(nlohmann::ordered_json::array({k.key, k.time_s}));
+    }
     j["classes"].push_back(std::move(c));
   }
   j["skipped"] = report_.skipped;
@@ -110,9 +169,15 @@ Result<FittedModels> FittedModels::FromJson(const std::string& text) {
   } catch (const json::exception& e) {
     return ParseError(std::string("fitted models: invalid JSON: ") + e.what());
   }
-  auto report = ReadReport(j);
-  if (!report.ok()) return report.status().WithContext("fitted models");
-  return FittedModels(std::move(report).value());
+  auto read = ReadReport(j);
+  if (!read.ok()) return read.status().WithContext("fitted models");
+  std::vector<NeighbourPtr> neighbours;
+  for (size_t i = 0; i < read->report.classes.size(); ++i) {
+    neighbours.push_back(std::make_shared<const LazyNeighbourSet>(
+        std::move(read->measured[i]), read->report.classes[i], read->report.sm_count,
+        read->neighbours_k));
+  }
+  return FittedModels(std::move(read->report), read->neighbours_k, std::move(neighbours));
 }
 
 }  // namespace dlsim

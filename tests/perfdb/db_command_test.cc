@@ -89,6 +89,15 @@ TEST(DbCommandTest, FitPrintsHeldOutErrors) {
   EXPECT_NE(fit.output.find("copy/fp32                 32     8     3.00     -         2000"),
             std::string::npos)
       << fit.output;
+  EXPECT_NE(fit.output.find("time = base x geometric mean of measured/base over the 4 nearest "
+                            "measured keys"),
+            std::string::npos)
+      << fit.output;
+  EXPECT_NE(fit.output.find("median_err%  p90_err%  base_median%  base_p90%"), std::string::npos)
+      << fit.output;
+  CliRun base_only = Dlsim("db fit --db " + db + " --neighbours 0");
+  ASSERT_EQ(base_only.exit_code, 0) << base_only.output;
+  EXPECT_NE(base_only.output.find("time = base (no neighbour correction)"), std::string::npos);
   CliRun stats = Dlsim("db stats --db " + db + " --format json");
   EXPECT_NE(stats.output.find("\"fits\": 1"), std::string::npos);
   EXPECT_EQ(Dlsim("db fit --db " + db + " --gpu Nope").exit_code, 1);

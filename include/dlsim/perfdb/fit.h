@@ -1,12 +1,14 @@
 // Fitted per-op-class models: for one GPU, a small model per (kernel kind,
-// math mode) fitted on that GPU's measurements, which prices keys the
-// database has not measured (the "fitted" cost source; docs/perfdb.md,
-// "Fitted models"). Eigen stays in src/perfdb.
+// math mode) fitted on that GPU's measurements, corrected by the measured
+// keys nearest to the query, which prices keys the database has not measured
+// (the "fitted" cost source; docs/perfdb.md, "Fitted models"). Eigen stays in
+// src/perfdb.
 #ifndef DLSIM_PERFDB_FIT_H_
 #define DLSIM_PERFDB_FIT_H_
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,11 +18,18 @@
 #include "dlsim/util/status.h"
 
 namespace dlsim {
+namespace perfdb_internal {
+class LazyNeighbourSet;
+}
 
-// One class's model
-//   time_s = t0_s + s_per_flop * flops / wave_efficiency + s_per_byte * bytes
-// (s_per_flop is 0 for memory-bound kinds), its fit sizes and errors.
-// Relative errors are |predicted - measured| / measured.
+// One class's model: the base model
+//   base_s = t0_s + s_per_flop * flops / wave_efficiency + s_per_byte * bytes
+// (s_per_flop is 0 for memory-bound kinds) times the neighbour correction, the
+// weighted geometric mean of measured / base over the class's measured keys
+// nearest to the query (docs/perfdb.md, "Neighbour correction").
+// Coefficients and neighbours come from all keys of the class; the errors from
+// a fit of the same model on the training keys only, evaluated on the
+// held-out keys. Relative errors are |predicted - measured| / measured.
 struct FitClassReport {
   std::string kind;  // KernelKindName, e.g. "gemm"
   std::string math;  // "fp32", "tf32", "fp16", "bf16"
@@ -28,10 +37,15 @@ struct FitClassReport {
   double s_per_flop = 0;  // 1 / effective FLOP/s
   double s_per_byte = 0;  // 1 / effective bytes/s
   int n_train = 0;
-  int n_test = 0;  // held out (every holdout_every-th key)
-  double train_median_rel_err = 0;
-  double test_median_rel_err = 0;  // NaN when n_test == 0
-  double test_p90_rel_err = 0;     // NaN when n_test == 0
+  int n_test = 0;        // held out (every holdout_every-th key)
+  int n_neighbours = 0;  // measured keys the correction draws on (all keys)
+  double train_median_rel_err = 0;  // base model on the training keys
+  // The model (base x correction) on the held-out keys; NaN when n_test == 0.
+  double test_median_rel_err = 0;
+  double test_p90_rel_err = 0;
+  // The base model alone on the held-out keys; NaN when n_test == 0.
+  double base_test_median_rel_err = 0;
+  double base_test_p90_rel_err = 0;
 };
 
 struct FitReport {
@@ -45,30 +59,42 @@ struct FitReport {
 struct FitOptions {
   int holdout_every = 5;  // every 5th key (sorted order) is held out; 0: none
   int min_train = 4;      // fewer training keys than this: no model
+  int neighbours = 4;     // k nearest measured keys in the correction; 0: base only
 };
 
 class FittedModels {
  public:
   FittedModels() = default;
 
-  // Predicted time of one call of `key`, or nullopt when there is no model
-  // for its (kind, math) or its work cannot be computed.
+  // Predicted time of one call of `key` (base model x neighbour correction),
+  // or nullopt when there is no model for its (kind, math) or its work
+  // cannot be computed.
   std::optional<double> PredictSeconds(const ParsedKey& key) const;
+  // The base model alone (no neighbour correction).
+  std::optional<double> PredictBaseSeconds(const ParsedKey& key) const;
   // The model used for (kind, math), or nullptr.
   const FitClassReport* Find(KernelKind kind, const std::string& math) const;
 
   const FitReport& report() const { return report_; }
+  int neighbours() const { return neighbours_k_; }  // k of the correction
 
-  // Versioned JSON (for the `fits` table); FromJson errors name the field.
+  // Versioned JSON (for the `fits` table): coefficients, errors, and each
+  // class's measured keys and times. FromJson errors name the field; a JSON
+  // of another format version is kUnsupported.
   std::string ToJson() const;
   static Result<FittedModels> FromJson(const std::string& json);
 
  private:
   friend Result<FittedModels> FitModels(const std::vector<MeasurementRecord>&, int64_t,
                                         const FitOptions&);
-  explicit FittedModels(FitReport report);
+  using NeighbourPtr = std::shared_ptr<const perfdb_internal::LazyNeighbourSet>;
+  // `neighbours[i]` belongs to report.classes[i].
+  FittedModels(FitReport report, int neighbours_k, std::vector<NeighbourPtr> neighbours);
+  std::optional<size_t> ClassIndex(KernelKind kind, const std::string& math) const;
 
   FitReport report_;
+  int neighbours_k_ = 0;
+  std::vector<NeighbourPtr> neighbours_;
   std::map<std::string, size_t> index_;  // "kind/math" -> report_.classes[i]
 };
 
@@ -76,7 +102,8 @@ class FittedModels {
 // records only, and per key the fastest algorithm (min median), which is what
 // the measured source returns. Errors: records of more than one GPU, or no
 // usable record at all. Coefficients are non-negative; the fit minimises
-// the sum of squared relative errors.
+// the sum of squared relative errors. The held-out errors come from a model
+// fitted on the training keys whose neighbours are the training keys only.
 Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
                                int64_t sm_count, const FitOptions& options = {});
 
