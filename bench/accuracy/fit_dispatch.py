@@ -35,7 +35,8 @@ from zoo import held_out  # noqa: E402
 
 CLASSES = {  # kernel kind of a node's first call -> dispatch class (few, to avoid overfitting)
     "conv_fwd": "conv_fwd", "conv_bias_act": "conv_fwd", "gemm": "gemm",
-    "batched_gemm": "gemm",
+    "batched_gemm": "gemm", "rnn_fwd": "rnn", "batchnorm_infer": "batchnorm",
+    "attention_fwd": "gemm",
 }
 
 
