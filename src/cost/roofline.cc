@@ -116,8 +116,12 @@ CallCost RooflineCost(const KernelCall& call, const DeviceSpec& device, const Ro
 
 CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec& reference_device,
                    const DeviceSpec& target, const RooflineParams& params) {
-  RooflineBreakdown rb = RooflineTime(call, reference_device, params);
-  RooflineBreakdown tb = RooflineTime(call, target, params);
+  // Input the previous kernel just wrote comes from L2, whose speed the
+  // device-memory bandwidth ratio does not describe: only the rest scales.
+  KernelCall dram = call;
+  dram.bytes_read = std::max(0.0, call.bytes_read - call.resident_input_bytes);
+  RooflineBreakdown rb = RooflineTime(dram, reference_device, params);
+  RooflineBreakdown tb = RooflineTime(dram, target, params);
   // The reference time above the kernel floor = what the roofline explains
   // (its bound term) + the rest (latency, occupancy, synchronisation). Only
   // the explained part scales, by the target/reference ratio of that term;

@@ -106,5 +106,31 @@ TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
   EXPECT_NEAR(cost->time_s, floor + (1e-3 - explained) + explained / 2, 1e-12);
 }
 
+TEST(ScaledPricerTest, InputResidentInL2DoesNotScaleWithBandwidth) {
+  DeviceSpec ref = Device(), target = Device();
+  target.measured_memory_bw_bytes_per_s = 4e12;
+  class Fixed : public KernelPricer {
+   public:
+    std::optional<CallCost> Price(const KernelCall&) const override {
+      CallCost c;
+      c.time_s = c.p10_s = c.p90_s = 1e-3 + RooflineParams{}.kernel_floor_s;
+      c.source = CostSource::kMeasured;
+      return c;
+    }
+  };
+  ScaledPricer scaled(std::make_shared<Fixed>(), ref, target, RooflineParams{});
+  KernelCall c;
+  c.kind = KernelKind::kElementwise;
+  c.bytes_read = 1e9;
+  c.resident_input_bytes = 0.6e9;  // read from L2: only 0.4e9 B come from device memory
+  auto cost = scaled.Price(c);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_EQ(cost->source, CostSource::kScaled);
+  // Only the device-memory bytes' share of the time halves.
+  const double floor = RooflineParams{}.kernel_floor_s;
+  const double explained = 0.4e9 / (2e12 * RooflineParams{}.memory_efficiency);
+  EXPECT_NEAR(cost->time_s, floor + (1e-3 - explained) + explained / 2, 1e-12);
+}
+
 }  // namespace
 }  // namespace dlsim
