@@ -31,6 +31,12 @@ int64_t TransposeInner(const LowerContext& ctx, const Node& node) {
 // A copy reads what it gathers (at most the inputs, at most the outputs'
 // size for slicing/gathering ops) and writes every output.
 Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  // A permutation is a view in PyTorch; it is copied only for a reader that
+  // needs contiguous memory, and pointwise kernels read any strides.
+  if (node.op_type == "Transpose" && node.outputs.size() == 1) {
+    const Node* reader = ctx.SoleConsumer(node.outputs[0]);
+    if (reader != nullptr && IsPointwiseOp(reader->op_type)) return Status::Ok();
+  }
   double written = 0;
   int64_t elems = 0;
   for (const std::string& out : node.outputs) {

@@ -98,16 +98,25 @@ Status LowerReduce(const LowerContext& ctx, const Node& node, std::vector<Kernel
 
 }  // namespace
 
-void RegisterElementwiseOps(OpRegistry& registry) {
-  for (const char* op :
-       {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Relu", "LeakyRelu", "PRelu", "Elu",
+namespace {
+constexpr const char* kPointwiseOps[] = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Relu", "LeakyRelu", "PRelu", "Elu",
         "Selu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Exp", "Log",
         "Abs", "Neg", "Reciprocal", "Clip", "Max", "Min", "Sum", "Mean", "Softplus",
         "Gelu", "Mish", "Sign", "Floor", "Ceil", "Round", "Not", "And", "Or", "Xor",
         "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Mod",
-        "Cos", "Sin", "IsNaN", "IsInf", "BitShift"}) {
-    registry.Register(op, LowerPointwise);
+        "Cos", "Sin", "IsNaN", "IsInf", "BitShift"};
+}  // namespace
+
+bool IsPointwiseOp(const std::string& op_type) {
+  for (const char* op : kPointwiseOps) {
+    if (op_type == op) return true;
   }
+  return false;
+}
+
+void RegisterElementwiseOps(OpRegistry& registry) {
+  for (const char* op : kPointwiseOps) registry.Register(op, LowerPointwise);
   for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
                          "ReduceL2", "ReduceL1", "ReduceSumSquare", "ReduceLogSumExp",
                          "ArgMax", "ArgMin", "TopK", "CumSum"}) {

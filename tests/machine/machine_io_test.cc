@@ -43,8 +43,9 @@ TEST(BundledMachines, H100Values) {
   EXPECT_DOUBLE_EQ(m->device.peak_flops.bf16_matrix, 989.5e12);
   EXPECT_DOUBLE_EQ(m->device.peak_flops.fp32_vector, 67e12);
   EXPECT_DOUBLE_EQ(m->device.peak_flops.fp8_matrix, 1979e12);
-  EXPECT_DOUBLE_EQ(m->host.dispatch_s, 18.4e-6);
-  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("conv_fwd"), 97.2e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s, 54.8e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("conv_fwd"), 27.8e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("rnn_fwd"), 3045.3e-6);
   EXPECT_DOUBLE_EQ(m->node.scale_up.bw_bytes_per_s, 450e9);
   EXPECT_EQ(m->TotalGpus(), 8);
   // The bundled database (a missing one would be recorded, not an error).

@@ -20,6 +20,20 @@ Graph ConvRelu(bool bias) {
   return b.Build({"z"});
 }
 
+// A permutation read by a pointwise op is a view (PyTorch's elementwise
+// kernels take any strides); read by a MatMul it is copied.
+TEST(LoweringTest, TransposeIntoPointwiseIsAView) {
+  for (const char* reader : {"Mul", "MatMul"}) {
+    GraphBuilder b;
+    b.Input("x", {8, 56, 56, 96}).Weight("w", {8, 96, 56, 56});
+    GraphBuilder::SetInts(b.Op("Transpose", "t", {"x"}, "y", {8, 96, 56, 56}), "perm", {0, 3, 1, 2});
+    b.Op(reader, "r", {"y", "w"}, "z", {8, 96, 56, 56});
+    auto lowered = LowerGraph(b.Build({"z"}), LoweringOptions{});
+    ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+    EXPECT_EQ(lowered->nodes[0].calls.size(), std::string(reader) == "Mul" ? 0u : 1u) << reader;
+  }
+}
+
 TEST(LoweringTest, ConvFlopsAndBytesEqualFormula) {
   Graph g = ConvRelu(false);
   auto lowered = LowerGraph(g, LoweringOptions{});

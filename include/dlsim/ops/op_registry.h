@@ -81,6 +81,10 @@ void RegisterMatMulOps(OpRegistry& registry);
 void RegisterNormalizationOps(OpRegistry& registry);
 void RegisterPoolingOps(OpRegistry& registry);
 void RegisterRnnOps(OpRegistry& registry);
+
+// Ops lowered to one pointwise kernel (Add, Mul, Relu, ...), which in
+// PyTorch read inputs of any strides.
+bool IsPointwiseOp(const std::string& op_type);
 void RegisterElementwiseOps(OpRegistry& registry);
 void RegisterDataMovementOps(OpRegistry& registry);
 
