@@ -107,7 +107,9 @@ Tensor* Graph::MutableTensor(const std::string& tensor_name) {
 int64_t Graph::ParameterCount() const {
   int64_t n = 0;
   for (const auto& [tensor_name, t] : tensors) {
-    if (t.is_initializer && IsFloatDType(t.dtype)) n += t.num_elements();
+    if (!t.is_initializer || !IsFloatDType(t.dtype)) continue;
+    const int64_t e = t.num_elements();  // saturates; so does the sum
+    n = e > std::numeric_limits<int64_t>::max() - n ? std::numeric_limits<int64_t>::max() : n + e;
   }
   return n;
 }

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 namespace dlsim {
 namespace {
@@ -43,6 +44,20 @@ void ExpectError(const Result<Graph>& g, StatusCode code, std::vector<std::strin
     EXPECT_NE(g.status().message().find(part), std::string::npos)
         << "'" << part << "' not in: " << g.status().message();
   }
+}
+
+// Found by onnx_graph_fuzz (UBSan: signed overflow): huge initializers
+// saturate the count instead of overflowing it.
+TEST(GraphTest, ParameterCountSaturates) {
+  Graph g;
+  for (const char* name : {"a", "b"}) {
+    Tensor& t = g.tensors[name];
+    t.name = name;
+    t.is_initializer = true;
+    t.dtype = DType::kFloat32;
+    t.dims = {int64_t{1} << 62, 2};
+  }
+  EXPECT_EQ(g.ParameterCount(), std::numeric_limits<int64_t>::max());
 }
 
 TEST(OnnxImportTest, TinyCnnGraphFields) {
