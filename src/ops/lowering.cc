@@ -123,6 +123,9 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
       ln.calls = std::move(calls).value();
     } else if (!skip) {
       const LowerFn* fn = registry.Find(node.op_type);
+      if (fn != nullptr && (node.outputs.empty() || node.outputs[0].empty())) {
+        return InvalidArgument("node '" + node.name + "' (" + node.op_type + ") has no output");
+      }
       if (fn != nullptr) {
         Status s = (*fn)(ctx, node, &ln.calls);
         if (!s.ok()) return s.WithContext("node '" + node.name + "' (" + node.op_type + ")");
