@@ -12,17 +12,19 @@
 #include "framework_fusion.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 namespace dlsim {
 namespace {
 
+// A node's position in the graph (nodes live in one vector).
+size_t IndexOf(const LowerContext& ctx, const Node* node) {
+  return static_cast<size_t>(node - ctx.graph().nodes.data());
+}
+
 class GeluMatcher {
  public:
-  explicit GeluMatcher(const LowerContext& ctx) : ctx_(ctx) {
-    for (size_t i = 0; i < ctx.graph().nodes.size(); ++i) index_[&ctx.graph().nodes[i]] = i;
-  }
+  explicit GeluMatcher(const LowerContext& ctx) : ctx_(ctx) {}
 
   bool Match(const Node& erf, FusedGroup* group) const {
     if (erf.op_type != "Erf" || erf.inputs.size() != 1) return false;
@@ -40,7 +42,8 @@ class GeluMatcher {
     if (m2 == nullptr || !Multiplies(*m1, *m2, x)) return false;
     group->op = "gelu";
     group->input = x;
-    group->nodes = {index_.at(scale), index_.at(&erf), index_.at(add), index_.at(m1), index_.at(m2)};
+    group->nodes = {IndexOf(ctx_, scale), IndexOf(ctx_, &erf), IndexOf(ctx_, add),
+                    IndexOf(ctx_, m1), IndexOf(ctx_, m2)};
     return true;
   }
 
@@ -79,7 +82,6 @@ class GeluMatcher {
   }
 
   const LowerContext& ctx_;
-  std::map<const Node*, size_t> index_;
 };
 
 bool IsRecurrent(const Node& node) {
@@ -88,14 +90,12 @@ bool IsRecurrent(const Node& node) {
 
 class RnnStackMatcher {
  public:
-  explicit RnnStackMatcher(const LowerContext& ctx) : ctx_(ctx) {
-    for (size_t i = 0; i < ctx.graph().nodes.size(); ++i) index_[&ctx.graph().nodes[i]] = i;
-  }
+  explicit RnnStackMatcher(const LowerContext& ctx) : ctx_(ctx) {}
 
   // A stack that starts at `node` (a layer not already in an earlier stack).
   bool Match(const Node& node, FusedGroup* group) {
     if (!IsRecurrent(node) || stacked_.count(&node) != 0) return false;
-    std::vector<size_t> nodes = {index_.at(&node)};
+    std::vector<size_t> nodes = {IndexOf(ctx_, &node)};
     const Node* layer = &node;
     while (const Node* next = NextLayer(*layer, &nodes)) {
       stacked_.insert(next);
@@ -116,14 +116,14 @@ class RnnStackMatcher {
     std::vector<size_t> views;
     const Node* next = ctx_.SoleConsumer(layer.outputs[0]);
     while (next != nullptr && IsView(*next)) {
-      views.push_back(index_.at(next));
+      views.push_back(IndexOf(ctx_, next));
       next = next->outputs.size() == 1 ? ctx_.SoleConsumer(next->outputs[0]) : nullptr;
     }
     if (next == nullptr || !SameStack(layer, *next) || next->Input(0) != LastOutput(layer, views)) {
       return nullptr;
     }
     nodes->insert(nodes->end(), views.begin(), views.end());
-    nodes->push_back(index_.at(next));
+    nodes->push_back(IndexOf(ctx_, next));
     return next;
   }
 
@@ -142,15 +142,12 @@ class RnnStackMatcher {
   }
 
   const LowerContext& ctx_;
-  std::map<const Node*, size_t> index_;
   std::set<const Node*> stacked_;
 };
 
 class AttentionMatcher {
  public:
-  explicit AttentionMatcher(const LowerContext& ctx) : ctx_(ctx) {
-    for (size_t i = 0; i < ctx.graph().nodes.size(); ++i) index_[&ctx.graph().nodes[i]] = i;
-  }
+  explicit AttentionMatcher(const LowerContext& ctx) : ctx_(ctx) {}
 
   // An attention whose softmax is `softmax`.
   bool Match(const Node& softmax, FusedGroup* group) const {
@@ -189,7 +186,7 @@ class AttentionMatcher {
     group->operands = {q, k, v, pv->outputs[0]};
     group->masked = masked;
     group->nodes.clear();
-    for (const Node* n : nodes) group->nodes.push_back(index_.at(n));
+    for (const Node* n : nodes) group->nodes.push_back(IndexOf(ctx_, n));
     std::sort(group->nodes.begin(), group->nodes.end());
     return true;
   }
@@ -262,7 +259,6 @@ class AttentionMatcher {
   }
 
   const LowerContext& ctx_;
-  std::map<const Node*, size_t> index_;
 };
 
 std::vector<KernelCall> LowerAttention(const LowerContext& ctx, const FusedGroup& group) {

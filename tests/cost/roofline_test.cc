@@ -80,7 +80,9 @@ TEST(RooflineTest, ElementwiseIsMemoryBound) {
   EXPECT_DOUBLE_EQ(b.memory_s, 12e9 / (2e12 * p.memory_efficiency));
 }
 
-TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
+// A 1e9-byte elementwise call measured at 1 ms (+ floor) on a reference GPU,
+// priced on one with twice its bandwidth; `resident` of the bytes come from L2.
+std::optional<CallCost> ScaledElementwise(double resident) {
   DeviceSpec ref = Device(), target = Device();
   target.measured_memory_bw_bytes_per_s = 4e12;
   class Fixed : public KernelPricer {
@@ -96,7 +98,12 @@ TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
   KernelCall c;
   c.kind = KernelKind::kElementwise;
   c.bytes_read = 1e9;
-  auto cost = scaled.Price(c);
+  c.resident_input_bytes = resident;
+  return scaled.Price(c);
+}
+
+TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
+  auto cost = ScaledElementwise(0);
   ASSERT_TRUE(cost.has_value());
   EXPECT_EQ(cost->source, CostSource::kScaled);
   // The roofline explains 1e9 B / (2e12 B/s * 0.9) of the reference time;
@@ -107,23 +114,7 @@ TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
 }
 
 TEST(ScaledPricerTest, InputResidentInL2DoesNotScaleWithBandwidth) {
-  DeviceSpec ref = Device(), target = Device();
-  target.measured_memory_bw_bytes_per_s = 4e12;
-  class Fixed : public KernelPricer {
-   public:
-    std::optional<CallCost> Price(const KernelCall&) const override {
-      CallCost c;
-      c.time_s = c.p10_s = c.p90_s = 1e-3 + RooflineParams{}.kernel_floor_s;
-      c.source = CostSource::kMeasured;
-      return c;
-    }
-  };
-  ScaledPricer scaled(std::make_shared<Fixed>(), ref, target, RooflineParams{});
-  KernelCall c;
-  c.kind = KernelKind::kElementwise;
-  c.bytes_read = 1e9;
-  c.resident_input_bytes = 0.6e9;  // read from L2: only 0.4e9 B come from device memory
-  auto cost = scaled.Price(c);
+  auto cost = ScaledElementwise(0.6e9);  // only 0.4e9 B come from device memory
   ASSERT_TRUE(cost.has_value());
   EXPECT_EQ(cost->source, CostSource::kScaled);
   // Only the device-memory bytes' share of the time halves.
