@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dispatch.h"
 #include "gradient_allreduce.h"
 
 namespace dlsim {
 namespace {
-
-double Dispatch(const HostSpec& host, const std::string& key) {
-  auto it = host.dispatch_s_by_kind.find(key);
-  return it != host.dispatch_s_by_kind.end() ? it->second : host.dispatch_s;
-}
 
 // Host cost per parameter tensor of an optimizer step beyond its launches
 // (the Python loop over parameters, zero_grad); 0 unless the machine gives it.
@@ -154,20 +150,19 @@ TaskTimes TimeTasks(size_t task_count, size_t graph_nodes, const std::vector<Lay
   const size_t n = graph_nodes;
   for (size_t i = 0; i < n; ++i) {
     t.device_s[i] = layers[i].fwd_s;
-    t.dispatch_s[i] = layers[i].calls->empty()
-                          ? Dispatch(host, "none")
-                          : Dispatch(host, KernelKindName(layers[i].calls->front().kind));
+    t.dispatch_s[i] =
+        ForwardDispatchS(host, layers[i].calls->empty() ? nullptr : &layers[i].calls->front());
   }
   if (task_count == n) return t;
   for (size_t r = 0; r < n; ++r) {
     const size_t i = n - 1 - r;
     t.device_s[n + r] = layers[i].bwd_s;
-    t.dispatch_s[n + r] = (layers[i].bwd_s > 0 ? Dispatch(host, "backward") : 0.0) +
+    t.dispatch_s[n + r] = (layers[i].bwd_s > 0 ? DispatchS(host, "backward") : 0.0) +
                           BucketCopyDispatchS(host, *layers[i].calls);  // data parallel only
   }
   const LayerTimes& o = layers[n];
   t.device_s.back() = o.fwd_s + o.bwd_s;
-  t.dispatch_s.back() = Dispatch(host, "optimizer") * std::max<size_t>(o.calls->size(), 1) +
+  t.dispatch_s.back() = DispatchS(host, "optimizer") * std::max<size_t>(o.calls->size(), 1) +
                         OptimizerPerTensorS(host) * static_cast<double>(float_initializers);
   return t;
 }
