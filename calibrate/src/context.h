@@ -40,6 +40,9 @@ struct Context {
   TimingConfig timing;
   bool verbose = false;
   bool profile = false;  // print where each key's time goes (profile.h)
+  // conv_fwd/conv_bwd_*: the legacy algorithms (conv.cc), or the engine
+  // configurations of cuDNN's graph API, as PyTorch runs them (conv_engines.cc).
+  bool conv_engines = false;
 };
 
 // One call of the kernel under test using working-set copy `copy`.

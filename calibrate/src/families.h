@@ -14,6 +14,10 @@ namespace dlcal {
 
 // conv_fwd, conv_bias_act, conv_bwd_data, conv_bwd_filter (conv.cc)
 Status MeasureConv(const Key& key, Context& ctx, std::vector<AlgoResult>* out);
+// conv_fwd, conv_bwd_data, conv_bwd_filter through cuDNN's graph API: the
+// engine configurations of heuristics mode A and the fallback list
+// (conv_engines.cc)
+Status MeasureConvEngines(const Key& key, Context& ctx, std::vector<AlgoResult>* out);
 // gemm, batched_gemm (gemm.cc)
 Status MeasureGemm(const Key& key, Context& ctx, std::vector<AlgoResult>* out);
 // batchnorm_*, pool_*, softmax_*, lrn_fwd (norm_pool.cc)

@@ -14,6 +14,7 @@ const char kUsage[] =
     "  dlsim-calibrate run --out RECORDS.jsonl [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
     "                      [--reps N] [--max-seconds S] [--key-budget-ms MS] [--shuffle]\n"
     "                      [--no-cupti] [--device N] [--progress-seconds S] [--profile]\n"
+    "                      [--conv-api engines|legacy]\n"
     "  dlsim-calibrate probe --out MACHINE.yaml [--datasheet FILE.yaml] [--device N]\n"
     "  dlsim-calibrate keys [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
     "  dlsim-calibrate nccl --out TABLE.csv [--gpus N] [--max-bytes B] [--reps N]\n"
@@ -27,6 +28,10 @@ const char kUsage[] =
     "         --shuffle         measure in a fixed random order (spreads a budget over kinds)\n"
     "         --profile         print where each key's time goes on stderr (also\n"
     "                           DLSIM_CALIBRATE_PROFILE=1)\n"
+    "         --conv-api API    legacy (default): every cudnnConvolution* algorithm; engines:\n"
+    "                           the engine configurations of cuDNN's graph API (heuristics\n"
+    "                           mode A, then the fallback list), which PyTorch benchmarks\n"
+    "                           (conv_bias_act always uses legacy)\n"
     "         exit 3: the CUDA context broke; run the same command again to resume\n"
     "probe    measures copy bandwidth, GEMM rates (8192^3 fp32/tf32/fp16/bf16) and launch\n"
     "         latency; writes a machine YAML skeleton (docs/machine-format.md), flagging\n"
@@ -116,6 +121,15 @@ int main(int argc, char** argv) {
       run.cupti = false;
     } else if (a == "--profile") {
       run.profile = true;
+    } else if (a == "--conv-api") {
+      if (!NeedValue(i, argc, "--conv-api")) return kExitUsage;
+      const std::string api = argv[++i];
+      if (api != "engines" && api != "legacy") {
+        std::fprintf(stderr, "dlsim-calibrate: --conv-api wants engines or legacy, got '%s'\n",
+                     api.c_str());
+        return kExitUsage;
+      }
+      run.conv_engines = api == "engines";
     } else {
       std::fprintf(stderr, "dlsim-calibrate: unknown argument '%s'\n%s", a.c_str(), kUsage);
       return kExitUsage;

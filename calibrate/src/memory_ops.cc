@@ -224,7 +224,10 @@ Status MeasureMemory(const Key& key, Context& ctx, std::vector<AlgoResult>* out)
 
 Status MeasureKey(const Key& key, Context& ctx, std::vector<AlgoResult>* out) {
   const std::string& k = key.kind;
-  if (k.rfind("conv_", 0) == 0) return MeasureConv(key, ctx, out);
+  if (k.rfind("conv_", 0) == 0) {
+    return ctx.conv_engines && k != "conv_bias_act" ? MeasureConvEngines(key, ctx, out)
+                                                    : MeasureConv(key, ctx, out);
+  }
   if (k == "gemm" || k == "batched_gemm") return MeasureGemm(key, ctx, out);
   if (k.rfind("batchnorm_", 0) == 0 || k.rfind("pool_", 0) == 0 ||
       k.rfind("softmax_", 0) == 0 || k == "lrn_fwd") {

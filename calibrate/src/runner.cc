@@ -100,6 +100,7 @@ int RunCommand(const RunOptions& opts) {
     return kExitError;
   }
   session.ctx().profile = opts.profile || ProfileFromEnv();
+  session.ctx().conv_engines = opts.conv_engines;
   if (opts.cupti && !session.cupti_error().empty()) {
     std::fprintf(stderr, "# CUPTI unavailable (%s): records carry no kernel names\n",
                  session.cupti_error().c_str());

@@ -25,6 +25,7 @@ struct RunOptions {
   bool shuffle = false;
   bool cupti = true;
   bool profile = false;  // --profile (or DLSIM_CALIBRATE_PROFILE=1): per-phase times
+  bool conv_engines = false;  // --conv-api engines
   int device = 0;
   TimingConfig timing;
 };

@@ -84,6 +84,26 @@ int main() {
   CHECK(fastest == 1);
   CHECK(heuristic == 1);
 
+  // The same convolution through the graph API's engine configurations.
+  s.ctx().conv_engines = true;
+  auto engines = Measure(s, "conv_bwd_data n=8 c=64 h=28 w=28 k=64 r=3 s=3 pad_h=1 pad_w=1 "
+                            "stride_h=1 stride_w=1 dil_h=1 dil_w=1 groups=2 dtype=fp16 "
+                            "math=fp16 layout=nhwc");
+  s.ctx().conv_engines = false;
+  ok = fastest = heuristic = 0;
+  for (const auto& r : engines) {
+    if (r.status.ok() && r.has_times) {
+      ++ok;
+      CHECK(r.stats.median_ms > 0);
+      CHECK(r.algo.rfind("eng", 0) == 0);
+    }
+    fastest += r.fastest;
+    heuristic += r.heuristic;
+  }
+  CHECK(ok >= 1);
+  CHECK(fastest == 1);
+  CHECK(heuristic == 1);
+
   auto add = Measure(s, "elementwise op=add elems=1048576 arity=2 dtype=fp16 math=fp16 layout=-");
   CHECK(add.size() == 1 && add[0].status.ok() && add[0].stats.median_ms > 0);
 
