@@ -10,6 +10,7 @@ namespace {
 struct ConvGeometry {
   int64_t n, c, h, w, k, r, s, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w, groups;
   int64_t out_h, out_w;
+  bool channels_last = false;  // the input is in channels-last memory
 };
 
 Result<ConvGeometry> Geometry(const LowerContext& ctx, const Node& node,
@@ -78,7 +79,8 @@ double ConvFlops(const ConvGeometry& g) {
 KernelCall ConvCall(const LowerContext& ctx, KernelKind kind, const char* lib,
                     const ConvGeometry& g) {
   KernelCall call = ctx.NewCall(kind, lib, ConvMath(ctx.options()));
-  call.layout = ctx.options().layout;
+  // PyTorch runs a convolution of a channels-last input in NHWC.
+  call.layout = g.channels_last ? "nhwc" : ctx.options().layout;
   AddGeometryParams(g, &call);
   call.flops = ConvFlops(g);
   return call;
@@ -89,6 +91,7 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   const Tensor& wt = ctx.T(node.Input(1));
   const Tensor& y = ctx.T(node.outputs.at(0));
   DLSIM_ASSIGN_OR_RETURN(ConvGeometry g, Geometry(ctx, node, x.dims, wt.dims, y.dims));
+  g.channels_last = ctx.ChannelsLast(node.Input(0));
   g.k = wt.dims[0];
   const double bx = ctx.Bytes(node.Input(0)), bw = ctx.Bytes(node.Input(1));
   const double by = ctx.Bytes(node.outputs[0]), bb = ctx.Bytes(node.Input(2));
@@ -146,6 +149,7 @@ Status LowerConvTranspose(const LowerContext& ctx, const Node& node,
   const Tensor& wt = ctx.T(node.Input(1));
   const Tensor& y = ctx.T(node.outputs.at(0));
   DLSIM_ASSIGN_OR_RETURN(ConvGeometry g, Geometry(ctx, node, y.dims, wt.dims, x.dims));
+  g.channels_last = ctx.ChannelsLast(node.Input(0));
   g.c = y.dims[1];
   g.k = x.dims[1];
   KernelCall call = ConvCall(ctx, KernelKind::kConvBwdData, "cudnnConvolutionBackwardData", g);

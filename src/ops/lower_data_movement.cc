@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "dlsim/ops/op_registry.h"
+#include "memory_format.h"
 
 namespace dlsim {
 namespace {
@@ -36,6 +37,8 @@ Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   if (node.op_type == "Transpose" && node.outputs.size() == 1) {
     const Node* reader = ctx.SoleConsumer(node.outputs[0]);
     if (reader != nullptr && IsPointwiseOp(reader->op_type)) return Status::Ok();
+    // A change of memory format PyTorch makes without copying.
+    if (IsMemoryFormatView(ctx.graph(), node, ctx.channels_last())) return Status::Ok();
   }
   double written = 0;
   int64_t elems = 0;

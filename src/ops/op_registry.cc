@@ -1,5 +1,7 @@
 #include "dlsim/ops/op_registry.h"
 
+#include "memory_format.h"
+
 namespace dlsim {
 
 LowerContext::LowerContext(const Graph& graph, const LoweringOptions& options)
@@ -14,6 +16,7 @@ LowerContext::LowerContext(const Graph& graph, const LoweringOptions& options)
     }
   }
   for (const std::string& out : graph.outputs) ++consumers_[out];
+  channels_last_ = ChannelsLastTensors(graph);
 }
 
 const Tensor& LowerContext::T(const std::string& name) const {

@@ -44,6 +44,10 @@ class LowerContext {
   // A call of `kind` with dtype/math/layout filled from the options.
   KernelCall NewCall(KernelKind kind, const std::string& library_call,
                      MathMode math) const;
+  // True when PyTorch holds tensor `name` in channels-last memory
+  // (src/ops/memory_format.h).
+  bool ChannelsLast(const std::string& name) const { return channels_last_.count(name) != 0; }
+  const std::set<std::string>& channels_last() const { return channels_last_; }
 
  private:
   const Graph& graph_;
@@ -51,6 +55,7 @@ class LowerContext {
   std::map<std::string, int> consumers_;
   std::map<std::string, const Node*> last_consumer_;
   std::map<std::string, const Node*> producer_;
+  std::set<std::string> channels_last_;
 };
 
 // Appends the calls for `node` to `calls`. `fused_act` is the activation of

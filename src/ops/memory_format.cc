@@ -1,0 +1,81 @@
+#include "memory_format.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "dlsim/ops/op_registry.h"
+
+namespace dlsim {
+namespace {
+
+const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
+const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
+
+bool Is4d(const Graph& graph, const std::string& name) {
+  const Tensor* t = graph.FindTensor(name);
+  return t != nullptr && t->dims.size() == 4;
+}
+
+// Ops whose output takes the memory format of their first full-size input.
+bool KeepsFormat(const std::string& op) {
+  return IsPointwiseOp(op) || op == "BatchNormalization" || op == "MaxPool" ||
+         op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool" ||
+         op == "Dropout" || op == "Identity";
+}
+
+bool FirstFullSizeInputIs(const Graph& graph, const Node& node,
+                          const std::set<std::string>& channels_last) {
+  const Tensor* out = graph.FindTensor(node.outputs[0]);
+  for (const std::string& in : node.inputs) {
+    const Tensor* t = in.empty() ? nullptr : graph.FindTensor(in);
+    if (t == nullptr || t->dims != out->dims) continue;
+    return channels_last.count(in) != 0;
+  }
+  // Pooling changes the shape: its one data input decides.
+  return !node.inputs.empty() && !IsPointwiseOp(node.op_type) &&
+         channels_last.count(node.inputs[0]) != 0;
+}
+
+bool OutputChannelsLast(const Graph& graph, const Node& node,
+                        const std::set<std::string>& channels_last) {
+  if (node.inputs.empty() || node.inputs[0].empty()) return false;
+  const std::string& x = node.inputs[0];
+  if (node.op_type == "Transpose") {
+    return Is4d(graph, x) && node.GetInts("perm", {}) == kToNchw && channels_last.count(x) == 0;
+  }
+  if (node.op_type == "Conv") return channels_last.count(x) != 0;
+  if (KeepsFormat(node.op_type)) return FirstFullSizeInputIs(graph, node, channels_last);
+  return false;
+}
+
+}  // namespace
+
+std::set<std::string> ChannelsLastTensors(const Graph& graph) {
+  std::set<std::string> channels_last;
+  for (const Node& node : graph.nodes) {
+    if (node.outputs.empty() || node.outputs[0].empty() || !Is4d(graph, node.outputs[0])) continue;
+    if (OutputChannelsLast(graph, node, channels_last)) channels_last.insert(node.outputs[0]);
+  }
+  return channels_last;
+}
+
+bool IsMemoryFormatView(const Graph& graph, const Node& node,
+                        const std::set<std::string>& channels_last) {
+  if (node.op_type != "Transpose" || node.inputs.empty() || node.outputs.size() != 1) return false;
+  const std::vector<int64_t> perm = node.GetInts("perm", {});
+  if (perm == kToNhwc) return channels_last.count(node.inputs[0]) != 0;
+  if (perm != kToNchw || channels_last.count(node.outputs[0]) == 0) return false;
+  if (std::count(graph.outputs.begin(), graph.outputs.end(), node.outputs[0]) != 0) return false;
+  bool read = false;
+  for (const Node& reader : graph.nodes) {
+    if (std::find(reader.inputs.begin(), reader.inputs.end(), node.outputs[0]) ==
+        reader.inputs.end()) {
+      continue;
+    }
+    if (reader.op_type != "Conv" && !KeepsFormat(reader.op_type)) return false;
+    read = true;
+  }
+  return read;
+}
+
+}  // namespace dlsim
