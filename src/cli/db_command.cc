@@ -30,6 +30,13 @@ Status RunImport(const DbOptions& o) {
   std::cout << "imported " << stats.records << " records from " << stats.files
             << (stats.files == 1 ? " file" : " files") << " into " << o.db_path << ": "
             << stats.inserted << " inserted, " << stats.replaced << " replaced\n";
+  DLSIM_ASSIGN_OR_RETURN(DbStats after, db.Stats());
+  for (const auto& [gpu, stacks] : after.stacks_per_gpu) {
+    if (stacks < 2) continue;
+    ReportWarning(o.db_path + ": GPU '" + gpu + "' now has " + std::to_string(stacks) +
+                  " software stacks; estimates read only the most recently measured one "
+                  "(docs/calibration.md, step 3)");
+  }
   return Status::Ok();
 }
 

@@ -179,6 +179,8 @@ Result<DbStats> PerfDb::Stats() const {
        "GROUP BY g.name", &stats.per_gpu},
       {"SELECT kind, COUNT(*) FROM measurements GROUP BY kind", &stats.per_kind},
       {"SELECT status, COUNT(*) FROM measurements GROUP BY status", &stats.per_status},
+      {"SELECT g.name, COUNT(DISTINCT m.stack_id) FROM measurements m JOIN gpus g "
+       "ON g.id = m.gpu_id GROUP BY g.name", &stats.stacks_per_gpu},
   };
   for (const auto& [sql, out] : groups) {
     DLSIM_ASSIGN_OR_RETURN(Statement q, Statement::Prepare(db_.get(), path_, sql));

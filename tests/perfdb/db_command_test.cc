@@ -18,6 +18,7 @@ namespace {
 using testing::Fixture;
 using testing::ReadAll;
 using testing::TempPath;
+using testing::WriteAll;
 
 struct CliRun {
   int exit_code;
@@ -54,6 +55,26 @@ TEST(DbCommandTest, ImportStatsExport) {
   std::string csv = ReadAll(out);
   EXPECT_EQ(csv.substr(0, 9), "gpu_name,");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
+}
+
+// The estimator reads one software stack per GPU: a second one is worth a warning.
+TEST(DbCommandTest, SecondSoftwareStackWarns) {
+  const std::string db = TempPath("cli.db"), other = TempPath("other_stack.jsonl");
+  std::string records = ReadAll(Fixture("h100_a.jsonl"));
+  for (size_t at = records.find("\"9.1.0\""); at != std::string::npos;
+       at = records.find("\"9.1.0\"", at)) {
+    records.replace(at, 7, "\"9.9.9\"");
+  }
+  WriteAll(other, records);
+  CliRun first = Dlsim("db import " + Fixture("h100_a.jsonl") + " --db " + db);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(first.output.find("warning"), std::string::npos) << first.output;
+  CliRun second = Dlsim("db import " + other + " --db " + db);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_NE(second.output.find("dlsim: warning: " + db +
+                               ": GPU 'NVIDIA H100 80GB HBM3' now has 2 software stacks"),
+            std::string::npos)
+      << second.output;
 }
 
 TEST(DbCommandTest, TruncatedTailWarnsAndMalformedFails) {

@@ -52,6 +52,7 @@ TEST(PerfDbTest, ImportCountsRowsAndStats) {
   EXPECT_EQ(s->per_status.at("unsupported"), 1);
   ASSERT_EQ(s->stacks.size(), 1u);
   EXPECT_EQ(s->stacks[0].cudnn, "9.1.0");
+  EXPECT_EQ(s->stacks_per_gpu.at("NVIDIA H100 80GB HBM3"), 1);
   EXPECT_EQ(s->fits, 0);
   auto gpus = db.GpuNames();
   ASSERT_TRUE(gpus.ok());

@@ -73,6 +73,9 @@ TEST(TimingTableTest, UsesLatestSoftwareStackOnly) {
   auto stack = db.LatestStack(kGpu);
   ASSERT_TRUE(stack.ok());
   EXPECT_EQ(stack->cudnn, "9.2.0");
+  auto stats = db.Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->stacks_per_gpu.at(kGpu), 2);
   auto table = db.LoadTimings(kGpu);
   ASSERT_TRUE(table.ok());
   EXPECT_EQ(table->size(), 1u);

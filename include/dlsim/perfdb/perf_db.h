@@ -59,6 +59,7 @@ struct DbStats {
   std::map<std::string, int64_t> per_kind;    // "conv_fwd" -> records
   std::map<std::string, int64_t> per_status;  // "ok", "noisy", "unsupported", "failed"
   std::vector<SoftwareStack> stacks;          // every stack, in insertion order
+  std::map<std::string, int64_t> stacks_per_gpu;  // gpu name -> software stacks measured
   int64_t fits = 0;                           // cached fitted-model sets
 };
 
