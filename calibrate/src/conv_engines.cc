@@ -220,15 +220,19 @@ struct Config {
   bool heuristic = false;
 };
 
-class Configs {
- public:
+// The configurations to time (`list`) and every engine-configuration
+// descriptor the heuristics returned (`owned`, destroyed with this object).
+struct Configs {
+  Configs() = default;
+  Configs(const Configs&) = delete;
+  Configs& operator=(const Configs&) = delete;
   ~Configs() {
-    for (auto d : owned_) cudnnBackendDestroyDescriptor(d);
+    for (auto d : owned) cudnnBackendDestroyDescriptor(d);
   }
-  std::vector<Config> list;
-  // Appends the configurations of one heuristics mode.
+  // Appends the configurations of one heuristics mode to `owned`.
   Status Add(const ConvGraph& cg, cudnnBackendHeurMode_t mode);
-  std::vector<cudnnBackendDescriptor_t> owned_;
+  std::vector<Config> list;
+  std::vector<cudnnBackendDescriptor_t> owned;
 };
 
 template <typename T>
@@ -307,7 +311,7 @@ Status Configs::Add(const ConvGraph& cg, cudnnBackendHeurMode_t mode) {
   std::vector<cudnnBackendDescriptor_t> cfgs(static_cast<size_t>(count));
   for (auto& d : cfgs) {
     CAL_CUDNN(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &d));
-    owned_.push_back(d);
+    owned.push_back(d);
   }
   int64_t got = 0;  // configurations it did not fill fail Describe and are skipped
   if (count > 0) {
@@ -321,12 +325,12 @@ Status Configs::Add(const ConvGraph& cg, cudnnBackendHeurMode_t mode) {
 Status ListConfigs(const ConvGraph& cg, bool tensor_cores, Configs* out) {
   std::set<std::string> seen;
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    size_t first = out->owned_.size();
+    size_t first = out->owned.size();
     Status st = out->Add(cg, mode);
     if (!st.ok() && mode == CUDNN_HEUR_MODE_A) return st;
-    for (size_t i = first; i < out->owned_.size(); ++i) {
+    for (size_t i = first; i < out->owned.size(); ++i) {
       Config c;
-      c.cfg = out->owned_[i];
+      c.cfg = out->owned[i];
       bool keep = false;
       if (!Describe(c.cfg, tensor_cores, &c.name, &keep).ok() || !keep) continue;
       if (!seen.insert(c.name).second) continue;
