@@ -20,7 +20,9 @@ KernelCall GemmCall(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n
   call.AddParam("trans_b", trans_b ? 1 : 0);
   const double elem = DTypeBytes(ctx.options().dtype);
   call.flops = 2.0 * batch * m * n * k;
-  call.bytes_read = elem * batch * (m * k + k * n);
+  // In double: shapes from a damaged file can overflow int64 products.
+  const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
+  call.bytes_read = elem * batch * (md * kd + kd * nd);
   call.bytes_written = elem * batch * m * n;
   return call;
 }
