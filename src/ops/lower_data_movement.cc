@@ -2,7 +2,6 @@
 #include <cctype>
 
 #include "dlsim/ops/op_registry.h"
-#include "memory_format.h"
 
 namespace dlsim {
 namespace {
@@ -38,7 +37,7 @@ Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCa
     const Node* reader = ctx.SoleConsumer(node.outputs[0]);
     if (reader != nullptr && IsPointwiseOp(reader->op_type)) return Status::Ok();
     // A change of memory format PyTorch makes without copying.
-    if (IsMemoryFormatView(ctx.graph(), node, ctx.channels_last())) return Status::Ok();
+    if (ctx.MemoryFormatView(node.outputs[0])) return Status::Ok();
   }
   double written = 0;
   int64_t elems = 0;

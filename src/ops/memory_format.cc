@@ -1,6 +1,6 @@
 #include "memory_format.h"
 
-#include <algorithm>
+#include <map>
 #include <vector>
 
 #include "dlsim/ops/op_registry.h"
@@ -50,32 +50,34 @@ bool OutputChannelsLast(const Graph& graph, const Node& node,
 
 }  // namespace
 
-std::set<std::string> ChannelsLastTensors(const Graph& graph) {
-  std::set<std::string> channels_last;
+MemoryFormats AnalyzeMemoryFormats(const Graph& graph) {
+  MemoryFormats f;
   for (const Node& node : graph.nodes) {
     if (node.outputs.empty() || node.outputs[0].empty() || !Is4d(graph, node.outputs[0])) continue;
-    if (OutputChannelsLast(graph, node, channels_last)) channels_last.insert(node.outputs[0]);
+    if (OutputChannelsLast(graph, node, f.channels_last)) f.channels_last.insert(node.outputs[0]);
   }
-  return channels_last;
-}
-
-bool IsMemoryFormatView(const Graph& graph, const Node& node,
-                        const std::set<std::string>& channels_last) {
-  if (node.op_type != "Transpose" || node.inputs.empty() || node.outputs.size() != 1) return false;
-  const std::vector<int64_t> perm = node.GetInts("perm", {});
-  if (perm == kToNhwc) return channels_last.count(node.inputs[0]) != 0;
-  if (perm != kToNchw || channels_last.count(node.outputs[0]) == 0) return false;
-  if (std::count(graph.outputs.begin(), graph.outputs.end(), node.outputs[0]) != 0) return false;
-  bool read = false;
+  // Whether every reader of a tensor takes channels-last input.
+  std::map<std::string, bool> readers_accept;
   for (const Node& reader : graph.nodes) {
-    if (std::find(reader.inputs.begin(), reader.inputs.end(), node.outputs[0]) ==
-        reader.inputs.end()) {
-      continue;
+    const bool accepts = reader.op_type == "Conv" || KeepsFormat(reader.op_type);
+    for (const std::string& in : reader.inputs) {
+      auto [it, inserted] = readers_accept.emplace(in, accepts);
+      if (!inserted) it->second = it->second && accepts;
     }
-    if (reader.op_type != "Conv" && !KeepsFormat(reader.op_type)) return false;
-    read = true;
   }
-  return read;
+  for (const std::string& out : graph.outputs) readers_accept[out] = false;
+  for (const Node& node : graph.nodes) {
+    if (node.op_type != "Transpose" || node.inputs.empty() || node.outputs.size() != 1) continue;
+    const std::vector<int64_t> perm = node.GetInts("perm", {});
+    const std::string& out = node.outputs[0];
+    auto readers = readers_accept.find(out);
+    const bool view =
+        perm == kToNhwc ? f.channels_last.count(node.inputs[0]) != 0
+                        : perm == kToNchw && f.channels_last.count(out) != 0 &&
+                              readers != readers_accept.end() && readers->second;
+    if (view) f.views.insert(out);
+  }
+  return f;
 }
 
 }  // namespace dlsim

@@ -14,6 +14,11 @@
 
 namespace dlsim {
 
+struct MemoryFormats {
+  std::set<std::string> channels_last;  // tensors in channels-last memory
+  std::set<std::string> views;          // outputs of Transposes that launch no kernel
+};
+
 // Tensors in channels-last memory, by PyTorch's rules (graph order):
 // - Transpose perm (0, 3, 1, 2) of a 4-D tensor that is not channels-last;
 // - Conv of a channels-last input (cuDNN's output follows its input);
@@ -21,14 +26,11 @@ namespace dlsim {
 //   input with the output's shape is channels-last (TensorIterator keeps
 //   the layout of its first full-size operand; broadcast ones do not count).
 // Everything else (graph inputs, initializers, other ops) is contiguous.
-std::set<std::string> ChannelsLastTensors(const Graph& graph);
-
-// A Transpose that launches no kernel in PyTorch: (0, 2, 3, 1) of a
-// channels-last tensor (the result is contiguous), or the (0, 3, 1, 2) that
-// makes a channels-last tensor when every reader takes channels-last input
-// (convolutions, and the ops that keep their input's format).
-bool IsMemoryFormatView(const Graph& graph, const Node& node,
-                        const std::set<std::string>& channels_last);
+// The views: a Transpose (0, 2, 3, 1) of a channels-last tensor (the result
+// is contiguous), or the (0, 3, 1, 2) that makes a channels-last tensor when
+// every reader takes channels-last input (convolutions, and the ops that keep
+// their input's format) and it is not a graph output. One pass each.
+MemoryFormats AnalyzeMemoryFormats(const Graph& graph);
 
 }  // namespace dlsim
 

@@ -1,5 +1,7 @@
 #include "dlsim/ops/op_registry.h"
 
+#include <utility>
+
 #include "memory_format.h"
 
 namespace dlsim {
@@ -16,7 +18,9 @@ LowerContext::LowerContext(const Graph& graph, const LoweringOptions& options)
     }
   }
   for (const std::string& out : graph.outputs) ++consumers_[out];
-  channels_last_ = ChannelsLastTensors(graph);
+  MemoryFormats formats = AnalyzeMemoryFormats(graph);
+  channels_last_ = std::move(formats.channels_last);
+  format_views_ = std::move(formats.views);
 }
 
 const Tensor& LowerContext::T(const std::string& name) const {

@@ -52,7 +52,7 @@ Graph Block() {
 }
 
 TEST(MemoryFormat, PermutesAndConvsPropagateChannelsLast) {
-  const std::set<std::string> cl = ChannelsLastTensors(Block());
+  const std::set<std::string> cl = AnalyzeMemoryFormats(Block()).channels_last;
   EXPECT_EQ(cl, (std::set<std::string>{"q1", "c2", "q2", "m", "r", "y"}));
 }
 

@@ -46,8 +46,12 @@ class LowerContext {
                      MathMode math) const;
   // True when PyTorch holds tensor `name` in channels-last memory
   // (src/ops/memory_format.h).
-  bool ChannelsLast(const std::string& name) const { return channels_last_.count(name) != 0; }
-  const std::set<std::string>& channels_last() const { return channels_last_; }
+  bool ChannelsLast(const std::string& name) const {
+    return channels_last_.count(name) != 0;
+  }
+  // True when producing tensor `name` is a change of memory format PyTorch
+  // makes without a kernel (a permute view).
+  bool MemoryFormatView(const std::string& name) const { return format_views_.count(name) != 0; }
 
  private:
   const Graph& graph_;
@@ -55,7 +59,8 @@ class LowerContext {
   std::map<std::string, int> consumers_;
   std::map<std::string, const Node*> last_consumer_;
   std::map<std::string, const Node*> producer_;
-  std::set<std::string> channels_last_;
+  std::set<std::string> channels_last_;  // src/ops/memory_format.h
+  std::set<std::string> format_views_;
 };
 
 // Appends the calls for `node` to `calls`. `fused_act` is the activation of
