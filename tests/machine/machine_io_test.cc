@@ -43,10 +43,10 @@ TEST(BundledMachines, H100Values) {
   EXPECT_DOUBLE_EQ(m->device.peak_flops.bf16_matrix, 989.5e12);
   EXPECT_DOUBLE_EQ(m->device.peak_flops.fp32_vector, 67e12);
   EXPECT_DOUBLE_EQ(m->device.peak_flops.fp8_matrix, 1979e12);
-  EXPECT_DOUBLE_EQ(m->host.dispatch_s, 40.6e-6);
-  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("conv_fwd"), 61.9e-6);
-  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("batchnorm_infer.fp16"), 80.3e-6);
-  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("rnn_fwd"), 3241.8e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s, 30.8e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("conv_fwd"), 34.3e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("batchnorm_infer.fp16"), 25.9e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("rnn_fwd"), 1871.4e-6);
   EXPECT_DOUBLE_EQ(m->node.scale_up.bw_bytes_per_s, 450e9);
   EXPECT_EQ(m->TotalGpus(), 8);
   // The bundled database (a missing one would be recorded, not an error).
