@@ -38,19 +38,26 @@ def load_reference(gpu):
     return cases
 
 
+def rounds_records(cases, path, mode):
+    """(case, record) for each record of `mode` in `path` (a rounds file of
+    eager_rounds.py or gpu_rounds.py) whose inference case the reference has."""
+    if not os.path.exists(path):
+        return
+    for line in open(path):
+        r = json.loads(line)
+        key = (r.get("model"), "inference", r.get("dtype"), r.get("batch"))
+        if r.get("mode") == mode and key in cases:
+            yield cases[key], r
+
+
 def use_gpu_rounds(cases, path):
     """GPU times of a second session (gpu_rounds.py: the median of interleaved
     rounds) are averaged with the reference run's: within a session graph
     replay repeats to 0.1 %, but between sessions cudnn.benchmark may settle
     on other algorithms (a few per cent at batch 1), so two sessions estimate
     what a run takes better than either. The first is kept as gpu_ms_single."""
-    if not os.path.exists(path):
-        return
-    for line in open(path):
-        r = json.loads(line)
-        key = (r.get("model"), "inference", r.get("dtype"), r.get("batch"))
-        if r.get("mode") == "gpu_rounds" and key in cases and "gpu_ms" in cases[key]:
-            case = cases[key]
+    for case, r in rounds_records(cases, path, "gpu_rounds"):
+        if "gpu_ms" in case:
             case["gpu_ms_single"] = case["gpu_ms"]
             case["gpu_ms"] = (case["gpu_ms"] + r["gpu_ms"]) / 2
 
@@ -59,16 +66,10 @@ def use_eager_rounds(cases, path):
     """Inference eager times re-measured in interleaved rounds (eager_rounds.py)
     replace the single measurement of the reference run; that one is kept as
     eager_ms_single."""
-    if not os.path.exists(path):
-        return
-    for line in open(path):
-        r = json.loads(line)
-        key = (r.get("model"), "inference", r.get("dtype"), r.get("batch"))
-        if r.get("mode") == "eager_rounds" and key in cases:
-            case = cases[key]
-            case["eager_ms_single"] = case.get("eager_ms")
-            case["eager_ms"] = r["eager_ms"]
-            case["eager_rounds_ms"] = r["rounds_ms"]
+    for case, r in rounds_records(cases, path, "eager_rounds"):
+        case["eager_ms_single"] = case.get("eager_ms")
+        case["eager_ms"] = r["eager_ms"]
+        case["eager_rounds_ms"] = r["rounds_ms"]
 
 
 ZOO_DIR = os.path.join(ROOT, "tests", "data", "zoo")
