@@ -114,22 +114,39 @@ CallCost RooflineCost(const KernelCall& call, const DeviceSpec& device, const Ro
   return cost;
 }
 
+// Share of the input a kernel reads straight after the previous kernel wrote
+// it that is still in the target's L2, relative to the reference GPU (whose
+// cold-L2 database times the L2-resident factors were fitted for): all of it
+// when the target's L2 is at least as large (or either size is unknown),
+// else in proportion to the L2 sizes.
+double ResidentShare(const DeviceSpec& reference_device, const DeviceSpec& target) {
+  if (reference_device.l2_bytes <= 0 || target.l2_bytes <= 0) return 1.0;
+  return std::min(1.0, target.l2_bytes / reference_device.l2_bytes);
+}
+
+// `call` with its device-memory reads only: `resident` bytes come from L2.
+KernelCall DeviceMemoryTraffic(const KernelCall& call, double resident) {
+  KernelCall dram = call;
+  dram.bytes_read = std::max(0.0, call.bytes_read - resident);
+  return dram;
+}
+
 CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec& reference_device,
                    const DeviceSpec& target, const RooflineParams& params) {
-  // Input the previous kernel just wrote comes from L2, whose speed the
-  // device-memory bandwidth ratio does not describe: only the rest scales.
-  KernelCall dram = call;
-  dram.bytes_read = std::max(0.0, call.bytes_read - call.resident_input_bytes);
-  RooflineBreakdown rb = RooflineTime(dram, reference_device, params);
-  RooflineBreakdown tb = RooflineTime(dram, target, params);
+  // Input still in L2 is read at L2 speed, which the device-memory bandwidth
+  // ratio does not describe: only device-memory bytes scale. A target with a
+  // smaller L2 keeps less of that input and reads the rest from its memory.
+  const double resident = call.resident_input_bytes;
+  RooflineBreakdown rb = RooflineTime(DeviceMemoryTraffic(call, resident), reference_device, params);
+  RooflineBreakdown tb = RooflineTime(
+      DeviceMemoryTraffic(call, resident * ResidentShare(reference_device, target)), target, params);
   // The reference time above the kernel floor = what the roofline explains
   // (its bound term) + the rest (latency, occupancy, synchronisation). Only
-  // the explained part scales, by the target/reference ratio of that term;
-  // the rest is taken to be the same on both GPUs.
+  // the explained part scales, by the ratio of the target's bound term (the
+  // slower of its compute and memory terms: a call may change sides of the
+  // ridge) to the reference's; the rest is taken to be the same on both GPUs.
   const double ref_bound = std::max(rb.compute_s, rb.memory_s);
-  const double tgt_bound = rb.compute_s >= rb.memory_s
-                               ? tb.compute_s * (rb.compute_s > 0 ? 1.0 : 0.0)
-                               : tb.memory_s;
+  const double tgt_bound = std::max(tb.compute_s, tb.memory_s);
   const double bound_ratio = ref_bound > 0 ? tgt_bound / ref_bound : 1.0;
   auto scale = [&](double t) {
     const double explained = std::min(std::max(t - rb.floor_s, 0.0), ref_bound);

@@ -80,11 +80,23 @@ TEST(RooflineTest, ElementwiseIsMemoryBound) {
   EXPECT_DOUBLE_EQ(b.memory_s, 12e9 / (2e12 * p.memory_efficiency));
 }
 
-// A 1e9-byte elementwise call measured at 1 ms (+ floor) on a reference GPU,
-// priced on one with twice its bandwidth; `resident` of the bytes come from L2.
-std::optional<CallCost> ScaledElementwise(double resident) {
-  DeviceSpec ref = Device(), target = Device();
-  target.measured_memory_bw_bytes_per_s = 4e12;
+// A 1e9-byte elementwise call measured at 1 ms (+ floor) on a reference GPU
+// (L2 1e9 B), priced on `target` (by default: twice the bandwidth, the same
+// L2); `resident` of the bytes were just written by the kernel before.
+DeviceSpec ReferenceWithL2() {
+  DeviceSpec d = Device();
+  d.l2_bytes = 1e9;
+  return d;
+}
+
+DeviceSpec TwiceTheBandwidth() {
+  DeviceSpec d = ReferenceWithL2();
+  d.measured_memory_bw_bytes_per_s = 4e12;
+  return d;
+}
+
+std::optional<CallCost> ScaledElementwise(double resident, const DeviceSpec& target = TwiceTheBandwidth(),
+                                          double flops = 0) {
   class Fixed : public KernelPricer {
    public:
     std::optional<CallCost> Price(const KernelCall&) const override {
@@ -94,13 +106,17 @@ std::optional<CallCost> ScaledElementwise(double resident) {
       return c;
     }
   };
-  ScaledPricer scaled(std::make_shared<Fixed>(), ref, target, RooflineParams{});
+  ScaledPricer scaled(std::make_shared<Fixed>(), ReferenceWithL2(), target, RooflineParams{});
   KernelCall c;
   c.kind = KernelKind::kElementwise;
   c.bytes_read = 1e9;
+  c.flops = flops;
   c.resident_input_bytes = resident;
   return scaled.Price(c);
 }
+
+const double kFloor = RooflineParams{}.kernel_floor_s;
+const double kMemEff = RooflineParams{}.memory_efficiency;
 
 TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
   auto cost = ScaledElementwise(0);
@@ -108,9 +124,8 @@ TEST(ScaledPricerTest, MemoryBoundTimeScalesWithBandwidth) {
   EXPECT_EQ(cost->source, CostSource::kScaled);
   // The roofline explains 1e9 B / (2e12 B/s * 0.9) of the reference time;
   // that part halves at twice the bandwidth, the rest stays.
-  const double floor = RooflineParams{}.kernel_floor_s;
-  const double explained = 1e9 / (2e12 * RooflineParams{}.memory_efficiency);
-  EXPECT_NEAR(cost->time_s, floor + (1e-3 - explained) + explained / 2, 1e-12);
+  const double explained = 1e9 / (2e12 * kMemEff);
+  EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - explained) + explained / 2, 1e-12);
 }
 
 TEST(ScaledPricerTest, InputResidentInL2DoesNotScaleWithBandwidth) {
@@ -118,9 +133,31 @@ TEST(ScaledPricerTest, InputResidentInL2DoesNotScaleWithBandwidth) {
   ASSERT_TRUE(cost.has_value());
   EXPECT_EQ(cost->source, CostSource::kScaled);
   // Only the device-memory bytes' share of the time halves.
-  const double floor = RooflineParams{}.kernel_floor_s;
-  const double explained = 0.4e9 / (2e12 * RooflineParams{}.memory_efficiency);
-  EXPECT_NEAR(cost->time_s, floor + (1e-3 - explained) + explained / 2, 1e-12);
+  const double explained = 0.4e9 / (2e12 * kMemEff);
+  EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - explained) + explained / 2, 1e-12);
+}
+
+TEST(ScaledPricerTest, SmallerL2KeepsLessOfTheInput) {
+  DeviceSpec target = TwiceTheBandwidth();
+  target.l2_bytes = 0.5e9;  // half the reference's L2: half the resident input stays
+  auto cost = ScaledElementwise(0.6e9, target);
+  ASSERT_TRUE(cost.has_value());
+  // Reference: 0.4e9 B from memory; target: 1e9 - 0.3e9 = 0.7e9 B.
+  const double explained = 0.4e9 / (2e12 * kMemEff);
+  EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - explained) + 0.7e9 / (4e12 * kMemEff), 1e-12);
+}
+
+TEST(ScaledPricerTest, CallThatCrossesTheRidgeTakesTheTargetsComputeTime) {
+  DeviceSpec target = TwiceTheBandwidth();
+  target.peak_flops.fp32_vector = 10e12;  // a fifth of the reference's
+  // 1e10 FLOPs: 0.33 ms of compute against 0.56 ms of memory on the
+  // reference (memory-bound), 1.67 ms against 0.28 ms on the target.
+  auto cost = ScaledElementwise(0, target, 1e10);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_EQ(cost->bound, Bound::kCompute);
+  const double explained = 1e9 / (2e12 * kMemEff);
+  const double target_compute = 1e10 / (10e12 * RooflineParams{}.vector_efficiency);
+  EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - explained) + target_compute, 1e-12);
 }
 
 }  // namespace
