@@ -38,15 +38,22 @@ def load_reference(gpu):
     return cases
 
 
-def rounds_records(cases, path, mode):
-    """(case, record) for each record of `mode` in `path` (a rounds file of
-    eager_rounds.py or gpu_rounds.py) whose inference case the reference has."""
+def mode_records(path, mode):
+    """(case key, record) for each inference record of `mode` in `path` (a
+    rounds file of eager_rounds.py or gpu_rounds.py)."""
     if not os.path.exists(path):
         return
     for line in open(path):
         r = json.loads(line)
-        key = (r.get("model"), "inference", r.get("dtype"), r.get("batch"))
-        if r.get("mode") == mode and key in cases:
+        if r.get("mode") == mode:
+            yield (r.get("model"), "inference", r.get("dtype"), r.get("batch")), r
+
+
+def rounds_records(cases, path, mode):
+    """(case, record) for each record of `mode` in `path` whose inference case
+    the reference has."""
+    for key, r in mode_records(path, mode):
+        if key in cases:
             yield cases[key], r
 
 
@@ -55,9 +62,15 @@ def use_gpu_rounds(cases, path):
     rounds) are averaged with the reference run's: within a session graph
     replay repeats to 0.1 %, but between sessions cudnn.benchmark may settle
     on other algorithms (a few per cent at batch 1), so two sessions estimate
-    what a run takes better than either. The first is kept as gpu_ms_single."""
-    for case, r in rounds_records(cases, path, "gpu_rounds"):
-        if "gpu_ms" in case:
+    what a run takes better than either. The first is kept as gpu_ms_single.
+    A case the reference run lacks (a model measured on this GPU by
+    gpu_rounds.py alone) gets the rounds' time, and no eager time."""
+    for key, r in mode_records(path, "gpu_rounds"):
+        case = cases.get(key)
+        if case is None:
+            cases[key] = dict(model=key[0], mode=key[1], dtype=key[2], batch=key[3],
+                              gpu_ms=r["gpu_ms"], gpu_method="graph_rounds")
+        elif "gpu_ms" in case:
             case["gpu_ms_single"] = case["gpu_ms"]
             case["gpu_ms"] = (case["gpu_ms"] + r["gpu_ms"]) / 2
 
@@ -162,8 +175,10 @@ def main():
     for k, est in zip(keys, ests):
         r = ref[k]
         row = dict(model=k[0], mode=k[1], dtype=k[2], batch=k[3], held_out=held_out(k[0]),
-                   measured_gpu=r["gpu_ms"], measured_eager=r["eager_ms"],
+                   measured_gpu=r["gpu_ms"],
                    gpu_method=r.get("gpu_method", "graph_replay" if k[1] == "inference" else "kernel_sum"))
+        if "eager_ms" in r:
+            row["measured_eager"] = r["eager_ms"]
         if "error" in est:
             row["error"] = est["error"]
         else:
@@ -172,7 +187,8 @@ def main():
             row["pred_cp"] = est["critical_path_ms"]
             row["share_db"] = est["source_share"].get("measured", 0) + est["source_share"].get("fitted", 0)
             row["err_gpu"] = (row["pred_gpu"] - row["measured_gpu"]) / row["measured_gpu"]
-            row["err_eager"] = (row["pred_eager"] - row["measured_eager"]) / row["measured_eager"]
+            if "measured_eager" in row:
+                row["err_eager"] = (row["pred_eager"] - row["measured_eager"]) / row["measured_eager"]
         rows.append(row)
     if args.ratio_gpu:
         rows = add_ratios(rows, args)
@@ -224,7 +240,8 @@ def write_doc(rows, args):
              "measurements committed in `bench/accuracy/data/` (taken on the lent GPU by "
              "`bench/accuracy/reference_runs.py`; where `data/` holds them, inference eager times are "
              "the medians of `eager_rounds.py`'s interleaved rounds and GPU times the mean of that run "
-             "and `gpu_rounds.py`'s second session); re-run it after any change to the estimator.\n")
+             "and `gpu_rounds.py`'s second session, or its rounds alone for a model the reference run did not "
+             "measure on this GPU); re-run it after any change to the estimator.\n")
     machine_file = args.machine if args.machine.endswith(".yaml") else f"machines/{args.machine}.yaml"
     L.append(f"Machine file: `{machine_file}`. Cases: {len(rows)} "
              f"({len(failed)} could not be estimated). Held-out models were never used to fit or tune "
@@ -269,10 +286,11 @@ def write_doc(rows, args):
             L.append(f"| {r['model']} | {r['mode']} | {r['dtype']} | {r['batch']} | {r['held_out']} | "
                      f"{r['measured_gpu']:.3f} | failed: {r['error'][:80]} | | | | | |")
             continue
+        eager = (f"{r['measured_eager']:.3f} | {r['pred_eager']:.3f} | {r['err_eager']*100:+.1f} %"
+                 if "measured_eager" in r else f"– | {r['pred_eager']:.3f} | –")
         L.append(f"| {r['model']} | {r['mode']} | {r['dtype']} | {r['batch']} | "
                  f"{'yes' if r['held_out'] else ''} | {r['measured_gpu']:.3f} | {r['pred_gpu']:.3f} | "
-                 f"{r['err_gpu']*100:+.1f} % | {r['measured_eager']:.3f} | {r['pred_eager']:.3f} | "
-                 f"{r['err_eager']*100:+.1f} % | {r['share_db']*100:.0f} % |")
+                 f"{r['err_gpu']*100:+.1f} % | {eager} | {r['share_db']*100:.0f} % |")
     L.append("")
     extra = os.path.join(HERE, "accuracy_notes.md")
     if os.path.exists(extra):
