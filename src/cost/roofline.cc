@@ -51,6 +51,23 @@ std::pair<double, double> GemmOutputDims(const KernelCall& call) {
   }
 }
 
+// Share of the input a kernel reads straight after the previous kernel wrote
+// it that is still in the target's L2, relative to the reference GPU (whose
+// cold-L2 database times the L2-resident factors were fitted for): all of it
+// when the target's L2 is at least as large (or either size is unknown),
+// else in proportion to the L2 sizes.
+double ResidentShare(const DeviceSpec& reference_device, const DeviceSpec& target) {
+  if (reference_device.l2_bytes <= 0 || target.l2_bytes <= 0) return 1.0;
+  return std::min(1.0, target.l2_bytes / reference_device.l2_bytes);
+}
+
+// `call` with its device-memory reads only: `resident` bytes come from L2.
+KernelCall DeviceMemoryTraffic(const KernelCall& call, double resident) {
+  KernelCall dram = call;
+  dram.bytes_read = std::max(0.0, call.bytes_read - resident);
+  return dram;
+}
+
 }  // namespace
 
 double PeakFlopsFor(const KernelCall& call, const DeviceSpec& device) {
@@ -112,23 +129,6 @@ CallCost RooflineCost(const KernelCall& call, const DeviceSpec& device, const Ro
   cost.source = CostSource::kRoofline;
   cost.bound = b.bound;
   return cost;
-}
-
-// Share of the input a kernel reads straight after the previous kernel wrote
-// it that is still in the target's L2, relative to the reference GPU (whose
-// cold-L2 database times the L2-resident factors were fitted for): all of it
-// when the target's L2 is at least as large (or either size is unknown),
-// else in proportion to the L2 sizes.
-double ResidentShare(const DeviceSpec& reference_device, const DeviceSpec& target) {
-  if (reference_device.l2_bytes <= 0 || target.l2_bytes <= 0) return 1.0;
-  return std::min(1.0, target.l2_bytes / reference_device.l2_bytes);
-}
-
-// `call` with its device-memory reads only: `resident` bytes come from L2.
-KernelCall DeviceMemoryTraffic(const KernelCall& call, double resident) {
-  KernelCall dram = call;
-  dram.bytes_read = std::max(0.0, call.bytes_read - resident);
-  return dram;
 }
 
 CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec& reference_device,
