@@ -267,7 +267,8 @@ void AddNnRules(ShapeRuleTable* table) {
   (*table)["MatMul"] = MatMulRule;
   (*table)["Einsum"] = EinsumRule;
   for (const char* op : {"InstanceNormalization", "GroupNormalization", "LpNormalization",
-                         "MeanVarianceNormalization", "Softmax", "LogSoftmax", "Hardmax", "LRN"}) {
+                         "MeanVarianceNormalization", "RMSNormalization", "Softmax", "LogSoftmax",
+                         "Hardmax", "LRN"}) {
     (*table)[op] = SameAsInputRule;
   }
   (*table)["BatchNormalization"] = BatchNormRule;

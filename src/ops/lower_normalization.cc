@@ -1,4 +1,5 @@
-// BatchNormalization, LayerNormalization, Softmax, LRN.
+// BatchNormalization, LayerNormalization, RMSNormalization, Group- and
+// InstanceNormalization, Softmax, LRN.
 #include <algorithm>
 
 #include "dlsim/ops/op_registry.h"
@@ -64,11 +65,12 @@ std::pair<int64_t, int64_t> RowsCols(const Shape& x, int64_t axis, bool to_end) 
   return {rows, cols};
 }
 
-Status LowerRowOp(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
-                  KernelKind bwd_kind, const char* lib, int64_t axis, bool to_end,
-                  double flops_per_elem, std::vector<KernelCall>* calls) {
+// One kernel over `rows` independent rows of `cols` elements each (and its
+// backward when training); the node's inputs 1 and 2 are scale and bias.
+Status LowerRows(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
+                 KernelKind bwd_kind, const char* lib, int64_t rows, int64_t cols,
+                 double flops_per_elem, std::vector<KernelCall>* calls) {
   const Tensor& x = ctx.T(node.Input(0));
-  auto [rows, cols] = RowsCols(x.dims, axis, to_end);
   const double bx = ctx.Bytes(node.Input(0));
   KernelCall fwd = ctx.NewCall(fwd_kind, lib, MathMode::kFp32);
   fwd.AddParam("rows", rows);
@@ -85,6 +87,13 @@ Status LowerRowOp(const LowerContext& ctx, const Node& node, KernelKind fwd_kind
     calls->push_back(bwd);
   }
   return Status::Ok();
+}
+
+Status LowerRowOp(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
+                  KernelKind bwd_kind, const char* lib, int64_t axis, bool to_end,
+                  double flops_per_elem, std::vector<KernelCall>* calls) {
+  auto [rows, cols] = RowsCols(ctx.T(node.Input(0)).dims, axis, to_end);
+  return LowerRows(ctx, node, fwd_kind, bwd_kind, lib, rows, cols, flops_per_elem, calls);
 }
 
 Status LowerLayerNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
@@ -125,6 +134,28 @@ Status LowerInstanceNorm(const LowerContext& ctx, const Node& node,
                     "instance_norm_kernel", 2, true, 8, calls);
 }
 
+// RMSNormalization (opset 23): a layer norm without the mean.
+Status LowerRmsNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  return LowerRowOp(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
+                    "rms_norm_kernel", node.GetInt("axis", -1), true, 6, calls);
+}
+
+// GroupNormalization: statistics per (n, group), over C/G channels and all
+// spatial positions; PyTorch's group_norm kernel normalises one row each.
+Status LowerGroupNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  const Shape& x = ctx.T(node.Input(0)).dims;
+  const int64_t groups = node.GetInt("num_groups", 0);
+  const int64_t channels = x.size() > 1 ? x[1] : 0;
+  if (x.size() < 2 || groups <= 0 || channels % groups != 0) {
+    return InvalidArgument("GroupNormalization: num_groups " + std::to_string(groups) +
+                           " does not divide the channels of " + ShapeToString(x));
+  }
+  const int64_t rows = x[0] * groups;
+  const int64_t cols = rows > 0 ? NumElements(x) / rows : 0;
+  return LowerRows(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
+                   "group_norm_kernel", rows, cols, 8, calls);
+}
+
 }  // namespace
 
 void RegisterNormalizationOps(OpRegistry& registry) {
@@ -134,6 +165,8 @@ void RegisterNormalizationOps(OpRegistry& registry) {
   registry.Register("LogSoftmax", LowerSoftmax);
   registry.Register("LRN", LowerLrn);
   registry.Register("InstanceNormalization", LowerInstanceNorm);
+  registry.Register("GroupNormalization", LowerGroupNorm);
+  registry.Register("RMSNormalization", LowerRmsNorm);
 }
 
 }  // namespace dlsim
