@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "models")
 F = TensorProto.FLOAT
@@ -332,6 +332,40 @@ def bad_graphs():
     save(mismatch, "bad_matmul_dims.onnx", check=False)
 
 
+def local_functions():
+    """Dynamo-style model-local functions: a Block called twice (its inner
+    value names clash between calls), which calls Act with an attribute
+    reference; and a function that calls itself."""
+    vi = helper.make_tensor_value_info
+    pkg = [helper.make_opsetid("", 17), helper.make_opsetid("pkg.dlsim", 1)]
+    slope = AttributeProto(name="alpha", ref_attr_name="slope", type=AttributeProto.FLOAT)
+    leaky = helper.make_node("LeakyRelu", ["x"], ["y"], name="leaky")
+    leaky.attribute.extend([slope])
+    act = helper.make_function("pkg.dlsim", "Act", ["x"], ["y"], [leaky], pkg[:1], ["slope"])
+    block = helper.make_function(
+        "pkg.dlsim", "Block", ["x", "w"], ["y"],
+        [helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"),
+         helper.make_node("Act", ["h"], ["y"], name="act", domain="pkg.dlsim", slope=0.2)],
+        pkg, [])
+    graph = helper.make_graph(
+        [helper.make_node("Block", ["input", "w1"], ["mid"], name="block1", domain="pkg.dlsim"),
+         helper.make_node("Block", ["mid", "w2"], ["output"], name="block2", domain="pkg.dlsim")],
+        "local_functions", [vi("input", F, ["batch", 8])], [vi("output", F, ["batch", 4])],
+        [weight("w1", [8, 16]), weight("w2", [16, 4])])
+    model = helper.make_model(graph, opset_imports=pkg, functions=[act, block])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(OUT, "local_functions.onnx"))
+    loop = helper.make_function(
+        "pkg.dlsim", "Loop", ["x"], ["y"],
+        [helper.make_node("Loop", ["x"], ["y"], name="again", domain="pkg.dlsim")], pkg, [])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["input"], ["output"], name="entry", domain="pkg.dlsim")],
+        "recursive", [vi("input", F, [2, 3])], [vi("output", F, [2, 3])])
+    model = helper.make_model(graph, opset_imports=pkg, functions=[loop])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(OUT, "bad_recursive_function.onnx"))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     tiny_cnn(11)
@@ -350,6 +384,7 @@ def main():
     fallback_op()
     custom_op()
     bad_graphs()
+    local_functions()
 
 
 if __name__ == "__main__":

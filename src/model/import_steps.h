@@ -1,5 +1,5 @@
 // Steps of the ONNX import that work on protobuf messages, one file each
-// (graph_inputs.cc, onnx_fallback.cc). Internal to the model module.
+// (graph_inputs.cc, onnx_fallback.cc, function_inline.cc). Internal to the model module.
 #ifndef DLSIM_SRC_MODEL_IMPORT_STEPS_H_
 #define DLSIM_SRC_MODEL_IMPORT_STEPS_H_
 
@@ -31,6 +31,14 @@ Status CheckInputShapeNames(const std::set<std::string>& input_names, const Impo
 // value it shaped fully statically.
 Result<FallbackShapes> RunOnnxShapeInference(const onnx::ModelProto& model, const Graph& graph,
                                              const std::string& file);
+
+// Replaces every call of a model-local function (ModelProto.functions,
+// matched by domain and name) with the function's body, recursively: body
+// values get a prefix unique to the call, body nodes are named
+// "<call>/<body node>", attribute references take the call's values. Fails,
+// naming `file` and the node, on a call with more outputs than the function,
+// a function that calls itself, or more than a million inlined nodes.
+Status InlineLocalFunctions(onnx::ModelProto* model, const std::string& file);
 
 }  // namespace dlsim
 

@@ -148,6 +148,7 @@ Result<Graph> LoadOnnxModelFromBytes(const std::string& bytes, const std::string
                         ": not a valid ONNX model (protobuf parsing failed; "
                         "truncated or not ONNX)");
     }
+    DLSIM_RETURN_IF_ERROR(InlineLocalFunctions(&model, file));
     return Convert(model, file, options, report);
   } catch (const std::exception& e) {
     return Internal(file + ": " + e.what());

@@ -211,6 +211,32 @@ TEST(OnnxImportTest, BadGraphs) {
               {"bad_matmul_dims.onnx", "node 'bad_matmul'", "1x3", "5x4"});
 }
 
+// Model-local functions are inlined (function_inline.cc): each call's body
+// values are its own, attribute references take the call's values.
+TEST(OnnxImportTest, LocalFunctionsAreInlined) {
+  auto g = Load("local_functions.onnx", 3);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::vector<std::string> names, ops;
+  for (const Node& node : g->nodes) {
+    names.push_back(node.name);
+    ops.push_back(node.op_type);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"block1/mm", "block1/act/leaky", "block2/mm",
+                                             "block2/act/leaky"}));
+  EXPECT_EQ(ops, (std::vector<std::string>{"MatMul", "LeakyRelu", "MatMul", "LeakyRelu"}));
+  EXPECT_EQ(g->nodes[0].inputs, (std::vector<std::string>{"input", "w1"}));
+  EXPECT_EQ(g->nodes[3].outputs, (std::vector<std::string>{"output"}));
+  EXPECT_NE(g->nodes[0].outputs[0], g->nodes[2].outputs[0]);
+  EXPECT_FLOAT_EQ(g->nodes[1].GetFloat("alpha", 0), 0.2f);
+  EXPECT_EQ(DimsOf(*g, "mid"), (Shape{3, 16}));
+  EXPECT_EQ(DimsOf(*g, "output"), (Shape{3, 4}));
+}
+
+TEST(OnnxImportTest, RecursiveLocalFunctionIsAnError) {
+  ExpectError(Load("bad_recursive_function.onnx"), StatusCode::kInvalidArgument,
+              {"bad_recursive_function.onnx", "function 'Loop'", "calls itself"});
+}
+
 TEST(OnnxImportTest, OpWithoutRuleUsesOnnxInference) {
   ShapeInferenceReport report;
   ImportOptions options;
