@@ -1,10 +1,28 @@
 #include "dlsim/cost/cost_model.h"
 
+#include <cstdio>
+
 #include "db_pricers.h"
 #include "dlsim/cost/roofline.h"
 #include "dlsim/machine/machine_io.h"
 
 namespace dlsim {
+namespace {
+
+std::string AchievedBandwidthNote(const Machine& machine, const Machine& ref,
+                                  const DeviceSpec& target) {
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "%s gives no measured_memory_bw_gbs: scaling from %s takes %.0f GB/s, the share "
+                "%s reaches of its datasheet figure (%.3f) times %.0f GB/s",
+                machine.name.c_str(), ref.name.c_str(),
+                target.measured_memory_bw_bytes_per_s / 1e9, ref.name.c_str(),
+                ref.device.measured_memory_bw_bytes_per_s / ref.device.memory_bw_bytes_per_s,
+                machine.device.memory_bw_bytes_per_s / 1e9);
+  return text;
+}
+
+}  // namespace
 
 const char* CostSourceName(CostSource source) {
   switch (source) {
@@ -46,7 +64,11 @@ Result<CostModel> CostModel::ForMachine(const Machine& machine) {
     }
     DLSIM_ASSIGN_OR_RETURN(auto ref_pricer, BuildDatabasePricer(*ref, &model.notes_));
     if (ref_pricer) {
-      model.AddPricer(std::make_shared<ScaledPricer>(ref_pricer, ref->device, machine.device,
+      const DeviceSpec target = WithAchievedMemoryBw(machine.device, ref->device);
+      if (target.measured_memory_bw_bytes_per_s != machine.device.measured_memory_bw_bytes_per_s) {
+        model.notes_.push_back(AchievedBandwidthNote(machine, *ref, target));
+      }
+      model.AddPricer(std::make_shared<ScaledPricer>(ref_pricer, ref->device, target,
                                                      RooflineParams{}));
     }
   }

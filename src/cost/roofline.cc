@@ -162,6 +162,18 @@ CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec
   return cost;
 }
 
+DeviceSpec WithAchievedMemoryBw(const DeviceSpec& target, const DeviceSpec& reference) {
+  DeviceSpec out = target;
+  if (target.measured_memory_bw_bytes_per_s > 0 || reference.measured_memory_bw_bytes_per_s <= 0 ||
+      reference.memory_bw_bytes_per_s <= 0) {
+    return out;
+  }
+  out.measured_memory_bw_bytes_per_s = target.memory_bw_bytes_per_s *
+                                       reference.measured_memory_bw_bytes_per_s /
+                                       reference.memory_bw_bytes_per_s;
+  return out;
+}
+
 std::optional<CallCost> RooflinePricer::Price(const KernelCall& call) const {
   return RooflineCost(call, device_, params_);
 }

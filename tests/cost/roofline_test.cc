@@ -160,5 +160,20 @@ TEST(ScaledPricerTest, CallThatCrossesTheRidgeTakesTheTargetsComputeTime) {
   EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - explained) + target_compute, 1e-12);
 }
 
+// A target given by its datasheet bandwidth alone reaches the reference's
+// achieved share of it; a target with a measured figure keeps its own.
+TEST(ScaledPricerTest, DatasheetOnlyTargetReachesTheReferencesShare) {
+  DeviceSpec reference = Device();
+  reference.memory_bw_bytes_per_s = 2.5e12;  // measured 2e12: a share of 0.8
+  DeviceSpec target;
+  target.memory_bw_bytes_per_s = 1.5e12;
+  EXPECT_DOUBLE_EQ(WithAchievedMemoryBw(target, reference).EffectiveMemoryBw(), 1.2e12);
+  target.measured_memory_bw_bytes_per_s = 1.4e12;
+  EXPECT_DOUBLE_EQ(WithAchievedMemoryBw(target, reference).EffectiveMemoryBw(), 1.4e12);
+  target.measured_memory_bw_bytes_per_s = 0;
+  reference.memory_bw_bytes_per_s = 0;  // no datasheet figure: no share to take
+  EXPECT_DOUBLE_EQ(WithAchievedMemoryBw(target, reference).EffectiveMemoryBw(), 1.5e12);
+}
+
 }  // namespace
 }  // namespace dlsim

@@ -52,6 +52,13 @@ CallCost RooflineCost(const KernelCall& call, const DeviceSpec& device, const Ro
 CallCost ScaleCost(const KernelCall& call, const CallCost& reference, const DeviceSpec& reference_device,
                    const DeviceSpec& target, const RooflineParams& params);
 
+// `target` with a measured memory bandwidth when its file gives only the
+// datasheet figure and the reference's gives both: the reference's achieved
+// share of its datasheet figure. Scaling then compares achieved bandwidth
+// with achieved bandwidth, not the reference's achieved with the target's
+// peak (the H100 and the H200 both reach 0.896 of their datasheet figures).
+DeviceSpec WithAchievedMemoryBw(const DeviceSpec& target, const DeviceSpec& reference);
+
 class RooflinePricer : public KernelPricer {
  public:
   RooflinePricer(const DeviceSpec& device, RooflineParams params)
