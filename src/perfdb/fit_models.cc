@@ -4,7 +4,7 @@
 // the CUTLASS profiler's wave-count reasoning:
 //   base_s = t0 + s_per_flop * flops / wave_eff + s_per_byte * bytes
 // and the prediction is base_s times the neighbour correction
-// (fit_neighbours.h).
+// (fit_neighbours.h), never faster than the class's fastest measured rate.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -23,6 +23,7 @@ using perfdb_internal::KeyFeatures;
 using perfdb_internal::LazyNeighbourSet;
 using perfdb_internal::MeasuredKey;
 using perfdb_internal::NeighbourSet;
+using perfdb_internal::PredictedSeconds;
 using NeighbourPtr = std::shared_ptr<const LazyNeighbourSet>;
 
 struct Sample {
@@ -55,17 +56,38 @@ double Percentile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
-// |relative error| of the base model, and of base x correction when
-// `neighbours` is given.
+// |relative error| of the base model, and of the whole prediction (base x
+// correction, at least the rate floor) when `neighbours` is given.
 std::vector<double> RelErrors(const FitClassReport& m, const NeighbourSet* neighbours,
                               const std::vector<Sample>& samples) {
   std::vector<double> errs;
   for (const Sample& s : samples) {
-    double predicted = BaseSeconds(m, s.features);
-    if (neighbours != nullptr) predicted *= neighbours->Correction(s.parsed, s.features);
+    const double predicted =
+        neighbours == nullptr
+            ? BaseSeconds(m, s.features)
+            : PredictedSeconds(m, s.features, neighbours->Correction(s.parsed, s.features));
     errs.push_back(std::fabs(predicted - s.time_s) / s.time_s);
   }
   return errs;
+}
+
+// Per math mode, 1 / the fastest FLOP rate measured by any key of a compute
+// kind in that mode (GEMMs, convolutions, attention, RNNs): no kernel of the
+// mode ran faster on this GPU, so none is predicted to.
+std::map<std::string, double> MinSecondsPerFlopByMath(
+    const std::map<std::string, std::vector<Sample>>& classes) {
+  std::map<std::string, double> min_s;
+  for (const auto& [name, samples] : classes) {
+    const std::string kind = name.substr(0, name.find('/'));
+    if (!IsComputeKind(KernelKindFromName(kind).value())) continue;
+    double& m = min_s[name.substr(name.find('/') + 1)];
+    for (const Sample& s : samples) {
+      if (!(s.features.flops > 0)) continue;
+      const double r = s.time_s / s.features.flops;
+      if (m == 0 || r < m) m = r;
+    }
+  }
+  return min_s;
 }
 
 std::vector<MeasuredKey> MeasuredKeys(const std::vector<Sample>& samples) {
@@ -125,6 +147,7 @@ FitClassReport FitBase(const std::string& kind, const std::string& math,
 void Evaluate(const std::vector<Sample>& train, const std::vector<Sample>& test,
               int64_t sm_count, int k, FitClassReport* out) {
   FitClassReport m = FitBase(out->kind, out->math, train);
+  m.min_s_per_flop = out->min_s_per_flop;
   NeighbourSet nb = NeighbourSet::Build(MeasuredKeys(train), m, sm_count, k);
   out->n_train = static_cast<int>(train.size());
   out->n_test = static_cast<int>(test.size());
@@ -140,8 +163,9 @@ void Evaluate(const std::vector<Sample>& train, const std::vector<Sample>& test,
 // The model of one class: evaluated on the held-out split, then refitted on
 // every key, all of which become its neighbours.
 std::optional<ClassFit> FitClass(const std::string& kind, const std::string& math,
-                                         const std::vector<Sample>& samples, int64_t sm_count,
-                                         const FitOptions& options, std::string* why_not) {
+                                 const std::vector<Sample>& samples, double min_s_per_flop,
+                                 int64_t sm_count, const FitOptions& options,
+                                 std::string* why_not) {
   std::vector<Sample> train, test;
   for (size_t i = 0; i < samples.size(); ++i) {
     const bool held = options.holdout_every > 0 &&
@@ -155,6 +179,7 @@ std::optional<ClassFit> FitClass(const std::string& kind, const std::string& mat
   }
   ClassFit fit;
   fit.report = FitBase(kind, math, samples);
+  fit.report.min_s_per_flop = min_s_per_flop;
   Evaluate(train, test, sm_count, options.neighbours, &fit.report);
   fit.report.n_neighbours = static_cast<int>(samples.size());
   fit.neighbours = std::make_shared<const LazyNeighbourSet>(MeasuredKeys(samples), fit.report,
@@ -197,7 +222,7 @@ std::optional<double> FittedModels::PredictSeconds(const ParsedKey& key) const {
   if (!i) return std::nullopt;
   auto f = perfdb_internal::FeaturesOfKey(key, report_.sm_count);
   if (!f.ok()) return std::nullopt;
-  return BaseSeconds(report_.classes[*i], *f) * neighbours_[*i]->Get().Correction(key, *f);
+  return PredictedSeconds(report_.classes[*i], *f, neighbours_[*i]->Get().Correction(key, *f));
 }
 
 Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
@@ -213,11 +238,15 @@ Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
   report.gpu_name = records.front().gpu_name;
   report.sm_count = sm_count;
   std::vector<NeighbourPtr> neighbours;
+  const std::map<std::string, double> min_s_per_flop = MinSecondsPerFlopByMath(classes);
   for (const auto& [name, samples] : classes) {
     const std::string kind = name.substr(0, name.find('/'));
     const std::string math = name.substr(name.find('/') + 1);
+    const bool compute = IsComputeKind(KernelKindFromName(kind).value());
     std::string why_not;
-    std::optional<ClassFit> fit = FitClass(kind, math, samples, sm_count, options, &why_not);
+    std::optional<ClassFit> fit =
+        FitClass(kind, math, samples, compute ? min_s_per_flop.at(math) : 0.0, sm_count,
+                 options, &why_not);
     if (fit) {
       report.classes.push_back(std::move(fit->report));
       neighbours.push_back(std::move(fit->neighbours));

@@ -49,11 +49,15 @@ int IndexOf(const std::vector<T>& names, const std::string& name) {
 
 Result<KeyFeatures> FeaturesOfKey(const ParsedKey& key, int64_t sm_count) {
   DLSIM_ASSIGN_OR_RETURN(KeyWork work, WorkOfKey(key));
-  return KeyFeatures{work.flops / WaveEfficiency(work.tiles, sm_count), work.bytes};
+  return KeyFeatures{work.flops / WaveEfficiency(work.tiles, sm_count), work.bytes, work.flops};
 }
 
 double BaseSeconds(const FitClassReport& m, const KeyFeatures& f) {
   return m.t0_s + m.s_per_flop * f.flops_eff + m.s_per_byte * f.bytes;
+}
+
+double PredictedSeconds(const FitClassReport& m, const KeyFeatures& f, double correction) {
+  return std::max(BaseSeconds(m, f) * correction, m.min_s_per_flop * f.flops);
 }
 
 NeighbourSet NeighbourSet::Build(const std::vector<MeasuredKey>& measured,

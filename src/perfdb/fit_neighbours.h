@@ -26,16 +26,21 @@ struct MeasuredKey {
   double time_s = 0;
 };
 
-// The base model's inputs for one key: FLOPs over SM-wave efficiency, bytes.
+// The base model's inputs for one key: FLOPs over SM-wave efficiency, bytes;
+// and the FLOPs themselves (for the rate floor).
 struct KeyFeatures {
   double flops_eff = 0;
   double bytes = 0;
+  double flops = 0;
 };
 // Errors: the key's work cannot be computed (WorkOfKey).
 Result<KeyFeatures> FeaturesOfKey(const ParsedKey& key, int64_t sm_count);
 
 // t0 + s_per_flop * flops_eff + s_per_byte * bytes.
 double BaseSeconds(const FitClassReport& model, const KeyFeatures& f);
+
+// The prediction: base x `correction`, at least min_s_per_flop * flops.
+double PredictedSeconds(const FitClassReport& model, const KeyFeatures& f, double correction);
 
 // Feature-space constants (changing one changes stored models' predictions:
 // bump the fitted-model format, fit_serialize.cc).

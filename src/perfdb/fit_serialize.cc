@@ -1,7 +1,8 @@
 // JSON form of fitted models, stored in the database's `fits` table so a
 // fit is computed once per GPU and software stack. Format 2 added the
 // neighbour correction: each class's measured keys and times, from which a
-// class's feature rows are built when it first prices a key.
+// class's feature rows are built when it first prices a key; format 3 the
+// rate floor (min_s_per_flop).
 #include <cmath>
 #include <memory>
 
@@ -16,7 +17,7 @@ namespace {
 using nlohmann::json;
 using perfdb_internal::LazyNeighbourSet;
 using perfdb_internal::MeasuredKey;
-constexpr int kFitFormat = 2;
+constexpr int kFitFormat = 3;
 
 // JSON has no NaN: NaN is written as null and read back as NaN.
 json Number(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
@@ -41,6 +42,7 @@ Result<FitClassReport> ReadClass(const json& j) {
   DLSIM_ASSIGN_OR_RETURN(m.t0_s, ReadNumber(j, "t0_s"));
   DLSIM_ASSIGN_OR_RETURN(m.s_per_flop, ReadNumber(j, "s_per_flop"));
   DLSIM_ASSIGN_OR_RETURN(m.s_per_byte, ReadNumber(j, "s_per_byte"));
+  DLSIM_ASSIGN_OR_RETURN(m.min_s_per_flop, ReadNumber(j, "min_s_per_flop"));
   DLSIM_ASSIGN_OR_RETURN(double n_train, ReadNumber(j, "n_train"));
   DLSIM_ASSIGN_OR_RETURN(double n_test, ReadNumber(j, "n_test"));
   m.n_train = static_cast<int>(n_train);
@@ -145,6 +147,7 @@ std::string FittedModels::ToJson() const {
     c["t0_s"] = Number(m.t0_s);
     c["s_per_flop"] = Number(m.s_per_flop);
     c["s_per_byte"] = Number(m.s_per_byte);
+    c["min_s_per_flop"] = Number(m.min_s_per_flop);
     c["n_train"] = m.n_train;
     c["n_test"] = m.n_test;
     c["train_median_rel_err"] = Number(m.train_median_rel_err);

@@ -148,6 +148,31 @@ TEST(FitTest, PredictsUnseenConfigurations) {
       "softmax_fwd rows=1 cols=10 dtype=fp32 math=fp32 layout=-")).has_value());
 }
 
+// The rate floor: the fastest FLOP rate any GEMM of the math mode was
+// measured at. Small GEMMs alone fit a tiny s_per_flop (their time is launch
+// and bytes), so without the floor a huge GEMM would be predicted faster
+// than the GPU ever ran.
+TEST(FitTest, NothingIsPredictedFasterThanTheFastestMeasuredRate) {
+  std::vector<MeasurementRecord> records;
+  double min_s_per_flop = 0;
+  for (int m : {64, 128, 256, 512}) {
+    for (int k : {64, 256, 1024}) {
+      const std::string key = GemmKey(m, 256, k);
+      const double flops = 2.0 * m * 256 * k;
+      const double seconds = 3e-6 + 1e-15 * flops;  // 1000 TFLOP/s at the margin
+      records.push_back(Record(key, seconds));
+      if (min_s_per_flop == 0 || seconds / flops < min_s_per_flop) min_s_per_flop = seconds / flops;
+    }
+  }
+  records.push_back(Record(CopyKey(4096), 2e-6));  // memory-bound: no floor of its own
+  auto models = FitModels(records, kSms);
+  ASSERT_TRUE(models.ok()) << models.status().ToString();
+  EXPECT_DOUBLE_EQ(models->Find(KernelKind::kGemm, "fp16")->min_s_per_flop, min_s_per_flop);
+  const std::string huge = GemmKey(16384, 16384, 16384);
+  const double huge_flops = 2.0 * 16384 * 16384 * 16384;
+  EXPECT_DOUBLE_EQ(*models->PredictSeconds(*ParseKernelKey(huge)), huge_flops * min_s_per_flop);
+}
+
 TEST(FitTest, JsonRoundTripKeepsPredictions) {
   auto models = FitModels(SyntheticRecords(0.02), kSms);
   ASSERT_TRUE(models.ok());

@@ -26,7 +26,8 @@ class LazyNeighbourSet;
 //   base_s = t0_s + s_per_flop * flops / wave_efficiency + s_per_byte * bytes
 // (s_per_flop is 0 for memory-bound kinds) times the neighbour correction, the
 // weighted geometric mean of measured / base over the class's measured keys
-// nearest to the query (docs/perfdb.md, "Neighbour correction").
+// nearest to the query (docs/perfdb.md, "Neighbour correction"), and never
+// below min_s_per_flop * flops.
 // Coefficients and neighbours come from all keys of the class; the errors from
 // a fit of the same model on the training keys only, evaluated on the
 // held-out keys. Relative errors are |predicted - measured| / measured.
@@ -36,6 +37,11 @@ struct FitClassReport {
   double t0_s = 0;
   double s_per_flop = 0;  // 1 / effective FLOP/s
   double s_per_byte = 0;  // 1 / effective bytes/s
+  // 1 / the fastest FLOP rate measured in the class's math mode by any
+  // compute kind (0 for memory-bound kinds): no prediction is faster than
+  // min_s_per_flop * flops, so a GEMM far larger than any measured one is not
+  // extrapolated past the rate the GPU was seen to reach.
+  double min_s_per_flop = 0;
   int n_train = 0;
   int n_test = 0;        // held out (every holdout_every-th key)
   int n_neighbours = 0;  // measured keys the correction draws on (all keys)
