@@ -109,6 +109,7 @@ OpRegistry MakeBuiltinOps() {
   OpRegistry registry;
   RegisterConvOps(registry);
   RegisterMatMulOps(registry);
+  RegisterEinsumOps(registry);
   RegisterNormalizationOps(registry);
   RegisterPoolingOps(registry);
   RegisterRnnOps(registry);

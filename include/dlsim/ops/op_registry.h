@@ -88,6 +88,7 @@ const OpRegistry& BuiltinOps();
 // Family registration (one per src/ops/lower_<family>.cc).
 void RegisterConvOps(OpRegistry& registry);
 void RegisterMatMulOps(OpRegistry& registry);
+void RegisterEinsumOps(OpRegistry& registry);
 void RegisterNormalizationOps(OpRegistry& registry);
 void RegisterPoolingOps(OpRegistry& registry);
 void RegisterRnnOps(OpRegistry& registry);
