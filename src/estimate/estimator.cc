@@ -367,6 +367,11 @@ Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,
   }
   DLSIM_ASSIGN_OR_RETURN(Estimate e, EstimatePlanned(graph, plan, costs, cost.machine(), options));
   for (const std::string& note : cost.notes()) e.warnings.push_back(note);
+  const Machine& machine = cost.machine();
+  if (!machine.host.taken_from.empty()) {
+    e.warnings.push_back(machine.name + " has no host section: eager dispatch costs are those of " +
+                         machine.host.taken_from + " (fitted on that machine's host CPU)");
+  }
   return e;
 }
 

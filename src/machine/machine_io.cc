@@ -23,10 +23,8 @@ bool HasYamlSuffix(const std::string& name) {
   return ext == ".yaml" || ext == ".yml";
 }
 
-}  // namespace
-
-Result<Machine> LoadMachineFromString(const std::string& yaml_text,
-                                      const std::string& path_for_messages) {
+// The machine in `yaml_text`, as written (no host taken from elsewhere).
+Result<Machine> ParseMachineText(const std::string& yaml_text, const std::string& path_for_messages) {
   DLSIM_ASSIGN_OR_RETURN(YAML::Node doc, ParseYaml(yaml_text, path_for_messages));
   // ParseMachine reads through const nodes and strict scalar checks, but a
   // yaml-cpp exception must still never cross the module edge.
@@ -35,6 +33,29 @@ Result<Machine> LoadMachineFromString(const std::string& yaml_text,
   } catch (const YAML::Exception& e) {
     return Internal(path_for_messages + ": yaml-cpp failed: " + e.what());
   }
+}
+
+// A machine without a host section takes its scale_from reference's.
+Status TakeReferenceHost(Machine* m) {
+  const std::string& ref_path = m->calibration.scale_from;
+  if (m->host.given || ref_path.empty()) return Status::Ok();
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(ref_path, "machine file"));
+  auto ref = ParseMachineText(text, ref_path);
+  if (!ref.ok()) return ref.status().WithContext(m->source_path + ": calibration.scale_from");
+  if (!ref->host.given) return Status::Ok();
+  m->host = ref->host;
+  m->host.given = false;
+  m->host.taken_from = ref_path;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Machine> LoadMachineFromString(const std::string& yaml_text,
+                                      const std::string& path_for_messages) {
+  DLSIM_ASSIGN_OR_RETURN(Machine m, ParseMachineText(yaml_text, path_for_messages));
+  DLSIM_RETURN_IF_ERROR(TakeReferenceHost(&m));
+  return m;
 }
 
 Result<Machine> LoadMachine(const std::string& path) {

@@ -103,6 +103,7 @@ void ParseDevice(YamlFields f, DeviceSpec* d) {
 }
 
 void ParseHost(YamlFields f, HostSpec* h) {
+  h->given = true;
   if (f.Has("framework")) h->framework = f.String("framework", Presence::kOptional);
   f.Allow("framework");
   h->dispatch_s = f.NonNegative("dispatch_us", 0, kMaxUs) * kMicro;

@@ -92,6 +92,25 @@ TEST(BundledMachines, SystemsAndOlderGpus) {
   EXPECT_EQ(t4->node.nics_per_node, 0);
 }
 
+// A scaled machine with no host section takes its reference's host fit;
+// one with a host section keeps its own.
+TEST(BundledMachines, ScaledMachineWithoutHostTakesTheReferencesHost) {
+  auto h100 = LoadMachine(kBundled + "/h100.yaml");
+  auto a100 = LoadMachine(kBundled + "/a100.yaml");
+  ASSERT_TRUE(h100.ok() && a100.ok());
+  EXPECT_TRUE(h100->host.given);
+  EXPECT_TRUE(h100->host.taken_from.empty());
+  EXPECT_FALSE(a100->host.given);
+  EXPECT_EQ(Normal(a100->host.taken_from), Normal(kBundled + "/h100.yaml"));
+  EXPECT_DOUBLE_EQ(a100->host.dispatch_s, h100->host.dispatch_s);
+  EXPECT_EQ(a100->host.dispatch_s_by_kind, h100->host.dispatch_s_by_kind);
+  auto h200 = LoadMachine(kBundled + "/h200.yaml");
+  ASSERT_TRUE(h200.ok());
+  EXPECT_TRUE(h200->host.given);
+  EXPECT_TRUE(h200->host.taken_from.empty());
+  EXPECT_NE(h200->host.dispatch_s, h100->host.dispatch_s);
+}
+
 TEST(MachineFiles, MinimalUsesDefaults) {
   auto m = LoadMachine(kData + "/minimal.yaml");
   ASSERT_TRUE(m.ok()) << m.status().ToString();

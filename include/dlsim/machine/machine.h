@@ -52,6 +52,8 @@ struct HostSpec {
   double dispatch_s = 0;  // default per-op host dispatch cost
   // Per-op-class overrides, keyed by kernel kind name ("conv_fwd", "gemm").
   std::map<std::string, double> dispatch_s_by_kind;
+  bool given = false;      // the machine file has a `host` section
+  std::string taken_from;  // else the scale_from file whose host this is ("" if none)
 };
 
 struct LinkSpec {

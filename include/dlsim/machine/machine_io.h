@@ -19,7 +19,10 @@ namespace dlsim {
 // file is kNotFound. Relative paths inside (calibration.perf_db,
 // calibration.scale_from) resolve against the file's folder. A missing
 // perf_db is not an error (the path is recorded; pricing falls back); a
-// missing scale_from file is.
+// missing scale_from file is. A machine with no `host` section that scales
+// from a reference takes the reference's host (host.taken_from names it):
+// the host costs were fitted on the reference's machine, which beats a
+// guess.
 Result<Machine> LoadMachine(const std::string& path);
 // Same, from text; `path_for_messages` names the file in errors and is the
 // base for relative paths.
