@@ -9,12 +9,17 @@ namespace {
 
 using testing::GraphBuilder;
 
-TEST(LowerNormalizationTest, GroupNormRowIsOneGroupOfOneSample) {
+// x -> GroupNormalization(num_groups) -> y, scale and bias per channel.
+Graph GroupNorm(const Shape& x, int64_t groups) {
   GraphBuilder b;
-  b.Input("x", {8, 64, 56, 56}).Weight("scale", {64}).Weight("bias", {64});
-  Node& gn = b.Op("GroupNormalization", "gn", {"x", "scale", "bias"}, "y", {8, 64, 56, 56});
-  GraphBuilder::SetInt(gn, "num_groups", 32);
-  auto lowered = LowerGraph(b.Build({"y"}), LoweringOptions{});
+  b.Input("x", x).Weight("scale", {x[1]}).Weight("bias", {x[1]});
+  GraphBuilder::SetInt(b.Op("GroupNormalization", "gn", {"x", "scale", "bias"}, "y", x),
+                       "num_groups", groups);
+  return b.Build({"y"});
+}
+
+TEST(LowerNormalizationTest, GroupNormRowIsOneGroupOfOneSample) {
+  auto lowered = LowerGraph(GroupNorm({8, 64, 56, 56}, 32), LoweringOptions{});
   ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
   ASSERT_EQ(lowered->nodes[0].calls.size(), 1u);
   const KernelCall& c = lowered->nodes[0].calls[0];
@@ -28,13 +33,9 @@ TEST(LowerNormalizationTest, GroupNormRowIsOneGroupOfOneSample) {
 }
 
 TEST(LowerNormalizationTest, GroupNormTrainingAddsBackward) {
-  GraphBuilder b;
-  b.Input("x", {4, 32, 16, 16}).Weight("scale", {32}).Weight("bias", {32});
-  Node& gn = b.Op("GroupNormalization", "gn", {"x", "scale", "bias"}, "y", {4, 32, 16, 16});
-  GraphBuilder::SetInt(gn, "num_groups", 8);
   LoweringOptions o;
   o.training = true;
-  auto lowered = LowerGraph(b.Build({"y"}), o);
+  auto lowered = LowerGraph(GroupNorm({4, 32, 16, 16}, 8), o);
   ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
   ASSERT_EQ(lowered->nodes[0].calls.size(), 2u);
   EXPECT_EQ(lowered->nodes[0].calls[1].kind, KernelKind::kLayerNormBwd);
@@ -42,11 +43,7 @@ TEST(LowerNormalizationTest, GroupNormTrainingAddsBackward) {
 }
 
 TEST(LowerNormalizationTest, GroupNormWhoseGroupsDoNotDivideChannelsFails) {
-  GraphBuilder b;
-  b.Input("x", {2, 30, 8, 8}).Weight("scale", {30}).Weight("bias", {30});
-  Node& gn = b.Op("GroupNormalization", "gn", {"x", "scale", "bias"}, "y", {2, 30, 8, 8});
-  GraphBuilder::SetInt(gn, "num_groups", 4);
-  auto lowered = LowerGraph(b.Build({"y"}), LoweringOptions{});
+  auto lowered = LowerGraph(GroupNorm({2, 30, 8, 8}, 4), LoweringOptions{});
   ASSERT_FALSE(lowered.ok());
   EXPECT_NE(lowered.status().ToString().find("num_groups 4"), std::string::npos)
       << lowered.status().ToString();
