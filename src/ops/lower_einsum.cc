@@ -92,7 +92,7 @@ LabelSet KeptAfter(const EinsumEquation& eq, size_t i) {
 }
 
 // Sums the labels of `op` outside `keep` out of it: one reduction kernel
-// (as LowerReduce prices ReduceSum); nothing when none are.
+// (ReduceSum's call); nothing when none are.
 void SumOut(const Einsum& e, const LabelSet& keep, Operand* op) {
   Labels left;
   for (EinsumLabel l : op->labels) {
@@ -100,14 +100,8 @@ void SumOut(const Einsum& e, const LabelSet& keep, Operand* op) {
   }
   if (left.size() == op->labels.size()) return;
   const int64_t in_elems = e.Elems(op->labels), out_elems = e.Elems(left);
-  KernelCall call = e.ctx.NewCall(KernelKind::kReduction, "reduce_kernel", MathMode::kFp32);
-  call.AddParam("op", "sum");
-  call.AddParam("rows", out_elems);
-  call.AddParam("cols", in_elems / out_elems);
-  call.bytes_read = e.Bytes(op->labels);
-  call.bytes_written = e.Bytes(left);
-  call.flops = static_cast<double>(in_elems);
-  e.calls->push_back(std::move(call));
+  e.calls->push_back(
+      ReductionCall(e.ctx, "sum", in_elems, out_elems, e.Bytes(op->labels), e.Bytes(left)));
   if (e.ctx.options().training)
     e.calls->push_back(ElementwiseBwdCall(e.ctx, "reduce_sum", in_elems, 1));
   *op = Operand{left, false};

@@ -44,15 +44,10 @@ Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<Ker
   if (IsLinearBiasAdd(ctx, node)) {
     if (ctx.options().training) {  // the bias gradient: a column reduction of dy
       const int64_t elems = ctx.Elems(node.outputs.at(0));
-      KernelCall db = ctx.NewCall(KernelKind::kReduction, "reduce_kernel", MathMode::kFp32);
-      db.phase = "bwd";
       const int64_t n = ctx.Elems(node.inputs[0]) == elems ? ctx.Elems(node.inputs[1])
                                                           : ctx.Elems(node.inputs[0]);
-      db.AddParam("op", "sum");
-      db.AddParam("rows", n);
-      db.AddParam("cols", elems / std::max<int64_t>(n, 1));
-      db.bytes_read = ctx.Bytes(node.outputs[0]);
-      db.flops = static_cast<double>(elems);
+      KernelCall db = ReductionCall(ctx, "sum", elems, n, ctx.Bytes(node.outputs[0]), 0);
+      db.phase = "bwd";
       calls->push_back(db);
     }
     return Status::Ok();
@@ -80,16 +75,10 @@ Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<Ker
 Status LowerReduce(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
   const int64_t in_elems = ctx.Elems(node.Input(0));
   const int64_t out_elems = std::max<int64_t>(ctx.Elems(node.outputs.at(0)), 1);
-  KernelCall call = ctx.NewCall(KernelKind::kReduction, "reduce_kernel", MathMode::kFp32);
   std::string op = Lower(node.op_type);
   if (op.rfind("reduce", 0) == 0) op = op.substr(6);
-  call.AddParam("op", op);
-  call.AddParam("rows", out_elems);
-  call.AddParam("cols", in_elems / out_elems);
-  call.bytes_read = ctx.Bytes(node.Input(0));
-  call.bytes_written = ctx.Bytes(node.outputs[0]);
-  call.flops = static_cast<double>(in_elems);
-  calls->push_back(call);
+  calls->push_back(ReductionCall(ctx, op, in_elems, out_elems, ctx.Bytes(node.Input(0)),
+                                 ctx.Bytes(node.outputs[0])));
   if (ctx.options().training) {
     calls->push_back(ElementwiseBwdCall(ctx, "reduce_" + op, in_elems, 1));
   }

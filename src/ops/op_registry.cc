@@ -1,5 +1,6 @@
 #include "dlsim/ops/op_registry.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "memory_format.h"
@@ -140,6 +141,18 @@ KernelCall ElementwiseCall(const LowerContext& ctx, const std::string& op,
   call.bytes_read = bytes_read;
   call.bytes_written = bytes_written;
   call.flops = flops_per_elem * static_cast<double>(out_elems);
+  return call;
+}
+
+KernelCall ReductionCall(const LowerContext& ctx, const std::string& op, int64_t in_elems,
+                         int64_t out_elems, double bytes_read, double bytes_written) {
+  KernelCall call = ctx.NewCall(KernelKind::kReduction, "reduce_kernel", MathMode::kFp32);
+  call.AddParam("op", op);
+  call.AddParam("rows", out_elems);
+  call.AddParam("cols", in_elems / std::max<int64_t>(out_elems, 1));
+  call.bytes_read = bytes_read;
+  call.bytes_written = bytes_written;
+  call.flops = static_cast<double>(in_elems);
   return call;
 }
 
