@@ -88,8 +88,8 @@ def use_eager_rounds(cases, path):
 ZOO_DIR = os.path.join(ROOT, "tests", "data", "zoo")
 
 
-def estimate(dlsim, machine, model, mode, dtype, batch):
-    onnx = os.path.join(ZOO_DIR, model + ".onnx")
+def estimate(dlsim, machine, model, mode, dtype, batch, onnx_dir=ZOO_DIR):
+    onnx = os.path.join(onnx_dir, model + ".onnx")
     cmd = [dlsim, "estimate", onnx, "--machine", machine, "--batch", str(batch),
            "--dtype", dtype, "--mode", mode, "--format", "json"]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
@@ -117,7 +117,7 @@ def fmt_metrics(name, m):
             f"{m['within10']*100:.0f} % | {m['bias']*100:+.1f} % |")
 
 
-def svg_plot(points, path, title):
+def svg_plot(points, path, title, legend=("tuned-on models", "held-out models")):
     """Log-log scatter: x measured, y predicted (ms); held-out in orange."""
     W, H, M = 560, 560, 60
     vals = [v for p in points for v in p[:2] if v > 0]
@@ -148,8 +148,8 @@ def svg_plot(points, path, title):
         out.append(f'<circle cx="{sx(meas):.1f}" cy="{sy(pred):.1f}" r="3.5" fill="{color}" fill-opacity="0.75"/>')
     out.append(f'<text x="{W/2}" y="{H-15}" text-anchor="middle">measured (ms)</text>')
     out.append(f'<text x="15" y="{H/2}" transform="rotate(-90 15 {H/2})" text-anchor="middle">predicted (ms)</text>')
-    out.append(f'<circle cx="{W-150}" cy="45" r="4" fill="#2c7fb8"/><text x="{W-140}" y="49">tuned-on models</text>')
-    out.append(f'<circle cx="{W-150}" cy="62" r="4" fill="#e67e22"/><text x="{W-140}" y="66">held-out models</text>')
+    out.append(f'<circle cx="{W-150}" cy="45" r="4" fill="#2c7fb8"/><text x="{W-140}" y="49">{legend[0]}</text>')
+    out.append(f'<circle cx="{W-150}" cy="62" r="4" fill="#e67e22"/><text x="{W-140}" y="66">{legend[1]}</text>')
     out.append('</svg>')
     with open(path, "w") as f:
         f.write("\n".join(out))

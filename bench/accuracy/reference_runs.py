@@ -219,11 +219,15 @@ def _register_diff_symbolic():
 
 
 def export_onnx(name, model, out_dir):
+    return export_graph(name, model, make_input(name, 2, "fp32"), input_name(name), out_dir)
+
+
+def export_graph(name, model, x, iname, out_dir):
+    """OUT_DIR/NAME.onnx from MODEL traced on X (fp32, batch axis dynamic),
+    weights stripped: (path, node count)."""
     import onnx
     model = model.to(DEV).float().eval()
-    x = make_input(name, 2, "fp32")
     path = os.path.join(out_dir, name + ".onnx")
-    iname = input_name(name)
     kwargs = dict(opset_version=17, input_names=[iname], output_names=["output"],
                   dynamic_axes={iname: {0: "batch"}, "output": {0: "batch"}},
                   do_constant_folding=True,

@@ -19,11 +19,11 @@ from zoo import ZOO, INFER_BATCHES, INFER_DTYPES
 DEV = "cuda"
 
 
-def parse_args(doc, max_rounds):
-    """--out, --models, --max-seconds, --max-rounds; args.start is now."""
+def parse_args(doc, max_rounds, models=tuple(ZOO)):
+    """--out, --models (default MODELS), --max-seconds, --max-rounds; args.start is now."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--out", required=True)
-    ap.add_argument("--models", default=",".join(ZOO))
+    ap.add_argument("--models", default=",".join(models))
     ap.add_argument("--max-seconds", type=float, default=480)
     ap.add_argument("--max-rounds", type=int, default=max_rounds)
     args = ap.parse_args()

@@ -1,0 +1,35 @@
+"""The probe set: models and shapes the zoo does not have, chosen after all
+tuning as a validation set (nothing is ever fitted or tuned on them).
+
+Shared by probe_runs.py (runs on the GPU machine, needs torch) and
+compare_probes.py (runs anywhere).
+"""
+
+# What kind of generalisation a probe tests.
+GROUPS = {
+    "shape": "zoo model, unseen input size",
+    "model": "model outside the zoo",
+    "block": "block around ops the zoo lacks",
+}
+
+# name -> (input (kind, *dims), batches, group, what it probes)
+PROBES = {
+    "resnet50_img512": (("image", 512), (1, 16), "shape", "a zoo model at an unseen image size (512)"),
+    "bert_base_seq512": (("tokens", 512, 30000), (1, 16), "shape",
+                         "a zoo model at an unseen sequence length (512)"),
+    "wide_resnet50_2": (("image", 224), (1, 16, 64), "model", "torchvision"),
+    "vgg11_bn": (("image", 224), (1, 16, 64), "model", "torchvision"),
+    "mobilenet_v3_small": (("image", 224), (1, 16, 64), "model", "torchvision"),
+    "efficientnet_v2_s": (("image", 224), (1, 16, 64), "model", "torchvision"),
+    "regnet_x_1_6gf": (("image", 224), (1, 16, 64), "model", "torchvision"),
+    "vit_b_32": (("image", 224), (1, 16, 64), "model", "torchvision"),
+    "llama_small": (("tokens", 256, 32000), (1, 16), "model",
+                    "LLaMA-style decoder, 8 layers of 1024 (RMSNorm, rotary, gated MLP)"),
+    "unet_groupnorm": (("image", 128), (1, 16), "block",
+                       "U-Net level: GroupNorm, SiLU, nearest upsample, skip concat"),
+    "einsum_attention": (("seq", 256, 512), (1, 16, 64), "block", "self-attention written with Einsum"),
+    "causal_sdpa_block": (("seq", 512, 768), (1, 16), "block",
+                          "4 decoder blocks on causal scaled-dot-product attention"),
+    "big_linear": (("seq", 512, 8192), (1, 16), "block",
+                   "one 8192x8192 Linear: 8192^3 at batch 16, larger than any calibrated GEMM"),
+}
