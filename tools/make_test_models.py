@@ -138,6 +138,28 @@ def attention():
     save(graph, "attention_opset17.onnx")
 
 
+def attention_op():
+    """ONNX's Attention op (opset 23: what torch.onnx's dynamo exporter writes
+    for F.scaled_dot_product_attention) in a decoder block: 3-D q, k, v
+    projections split into 4 query heads over 2 key/value heads of 16,
+    causal, with a KV cache of 8 past tokens."""
+    vi = helper.make_tensor_value_info
+    n = [helper.make_node("MatMul", ["x", "w" + p], [p], name="proj_" + p) for p in "qkv"]
+    n.append(helper.make_node("Attention", ["q", "k", "v", "", "past_key", "past_value"],
+                              ["attn", "present_key", "present_value"], name="attention",
+                              q_num_heads=4, kv_num_heads=2, is_causal=1))
+    n.append(helper.make_node("MatMul", ["attn", "wo"], ["y"], name="proj_o"))
+    inits = [weight("wq", [64, 64]), weight("wk", [64, 32]), weight("wv", [64, 32]),
+             weight("wo", [64, 64])]
+    graph = helper.make_graph(
+        n, "attention_op",
+        [vi("x", F, ["batch", 16, 64]), vi("past_key", F, ["batch", 2, 8, 16]),
+         vi("past_value", F, ["batch", 2, 8, 16])],
+        [vi("y", F, ["batch", 16, 64]), vi("present_key", F, ["batch", 2, 24, 16]),
+         vi("present_value", F, ["batch", 2, 24, 16])], inits)
+    save(graph, "attention_opset23.onnx", 23, check=False)  # onnx 1.12 predates opset 23
+
+
 def vit_token():
     """Patch embedding, class token Expand (torch's expand(n, -1, -1)), Concat."""
     n = [helper.make_node("Conv", ["input", "patch_w"], ["patches"], name="patch",
@@ -371,6 +393,7 @@ def main():
     tiny_cnn(11)
     tiny_cnn(17)
     attention()
+    attention_op()
     vit_token()
     channel_shuffle()
     lstm()

@@ -1,4 +1,4 @@
-// Neural-network ops: convolution, pooling, GEMM/MatMul/Einsum,
+// Neural-network ops: convolution, pooling, GEMM/MatMul/Einsum, attention,
 // normalisation, softmax, dropout and recurrent cells.
 #include <algorithm>
 #include <limits>
@@ -254,7 +254,8 @@ Status RecurrentRule(ShapeContext& ctx) {
 
 }  // namespace
 
-Status EinsumRule(ShapeContext& ctx);  // shape_rules_einsum.cc
+Status EinsumRule(ShapeContext& ctx);     // shape_rules_einsum.cc
+Status AttentionRule(ShapeContext& ctx);  // shape_rules_attention.cc
 
 void AddNnRules(ShapeRuleTable* table) {
   (*table)["Conv"] = ConvRule;
@@ -266,6 +267,7 @@ void AddNnRules(ShapeRuleTable* table) {
   (*table)["Gemm"] = GemmRule;
   (*table)["MatMul"] = MatMulRule;
   (*table)["Einsum"] = EinsumRule;
+  (*table)["Attention"] = AttentionRule;
   for (const char* op : {"InstanceNormalization", "GroupNormalization", "LpNormalization",
                          "MeanVarianceNormalization", "RMSNormalization", "Softmax", "LogSoftmax",
                          "Hardmax", "LRN"}) {

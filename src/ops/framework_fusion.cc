@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <set>
 
+#include "attention_call.h"
+
 namespace dlsim {
 namespace {
 
@@ -266,31 +268,20 @@ std::vector<KernelCall> LowerAttention(const LowerContext& ctx, const FusedGroup
   const Shape& k = ctx.T(group.operands[1]).dims;
   const Shape& v = ctx.T(group.operands[2]).dims;
   const size_t r = q.size();
-  const int64_t batch = q[0], heads = r == 4 ? q[1] : 1;
-  const int64_t seq_q = q[r - 2], seq_k = k[r - 2], head_dim = q[r - 1];
-  KernelCall fwd = ctx.NewCall(KernelKind::kAttentionFwd, "scaled_dot_product_attention", GemmMath(ctx.options()));
-  fwd.AddParam("batch", batch);
-  fwd.AddParam("heads", heads);
-  fwd.AddParam("seq_q", seq_q);
-  fwd.AddParam("seq_k", seq_k);
-  fwd.AddParam("head_dim", head_dim);
-  fwd.AddParam("mask", int64_t{group.masked ? 1 : 0});
-  const double scores = static_cast<double>(batch) * heads * seq_q * seq_k;
-  fwd.flops = 2.0 * scores * head_dim + 2.0 * scores * v[r - 1] + 5.0 * scores;
-  for (int i = 0; i < 3; ++i) fwd.bytes_read += ctx.Bytes(group.operands[i]);
-  fwd.bytes_written = ctx.Bytes(group.operands[3]);
-  std::vector<KernelCall> calls = {fwd};
-  if (ctx.options().training) {
-    KernelCall bwd = fwd;
-    bwd.kind = KernelKind::kAttentionBwd;
-    bwd.library_call = "scaled_dot_product_attention_backward";
-    bwd.phase = "bwd";
-    bwd.flops = 2.5 * fwd.flops;
-    bwd.bytes_read = fwd.bytes_read + 2 * fwd.bytes_written;  // q, k, v, o, dO
-    bwd.bytes_written = fwd.bytes_read;                        // dQ, dK, dV
-    calls.push_back(bwd);
-  }
-  return calls;
+  AttentionShape shape;
+  shape.batch = q[0];
+  shape.heads = r == 4 ? q[1] : 1;
+  shape.seq_q = q[r - 2];
+  shape.seq_k = k[r - 2];
+  shape.head_dim = q[r - 1];
+  shape.v_head_dim = v[r - 1];
+  shape.masked = group.masked;
+  AttentionBytes bytes;
+  bytes.q = ctx.Bytes(group.operands[0]);
+  bytes.k = ctx.Bytes(group.operands[1]);
+  bytes.v = ctx.Bytes(group.operands[2]);
+  bytes.out = ctx.Bytes(group.operands[3]);
+  return FusedAttentionCalls(ctx, shape, bytes);
 }
 
 }  // namespace

@@ -3,8 +3,18 @@
 #include <algorithm>
 
 #include "dlsim/ops/op_registry.h"
+#include "row_call.h"
 
 namespace dlsim {
+
+KernelCall RowCall(const LowerContext& ctx, KernelKind kind, const char* library_call, int64_t rows,
+                   int64_t cols) {
+  KernelCall call = ctx.NewCall(kind, library_call, MathMode::kFp32);
+  call.AddParam("rows", rows);
+  call.AddParam("cols", cols);
+  return call;
+}
+
 namespace {
 
 // n, c and the spatial extent folded into h (w = last spatial dim).
@@ -72,9 +82,7 @@ Status LowerRows(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
                  double flops_per_elem, std::vector<KernelCall>* calls) {
   const Tensor& x = ctx.T(node.Input(0));
   const double bx = ctx.Bytes(node.Input(0));
-  KernelCall fwd = ctx.NewCall(fwd_kind, lib, MathMode::kFp32);
-  fwd.AddParam("rows", rows);
-  fwd.AddParam("cols", cols);
+  KernelCall fwd = RowCall(ctx, fwd_kind, lib, rows, cols);
   fwd.bytes_read = bx + ctx.Bytes(node.Input(1)) + ctx.Bytes(node.Input(2));
   fwd.bytes_written = bx;
   fwd.flops = flops_per_elem * x.num_elements();
@@ -106,7 +114,7 @@ Status LowerSoftmax(const LowerContext& ctx, const Node& node, std::vector<Kerne
   const bool old = ctx.graph().opset < 13;
   const int64_t axis = node.GetInt("axis", old ? 1 : -1);
   return LowerRowOp(ctx, node, KernelKind::kSoftmaxFwd, KernelKind::kSoftmaxBwd,
-                    "cudnnSoftmaxForward", axis, old, 5, calls);
+                    kSoftmaxLibraryCall, axis, old, kSoftmaxFlopsPerElem, calls);
 }
 
 Status LowerLrn(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {

@@ -114,6 +114,7 @@ OpRegistry MakeBuiltinOps() {
   RegisterNormalizationOps(registry);
   RegisterPoolingOps(registry);
   RegisterRnnOps(registry);
+  RegisterAttentionOps(registry);
   RegisterElementwiseOps(registry);
   RegisterDataMovementOps(registry);
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",

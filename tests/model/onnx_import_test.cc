@@ -249,6 +249,25 @@ TEST(OnnxImportTest, OpWithoutRuleUsesOnnxInference) {
               {"custom_op.onnx", "node 'frob'", "Frobnicate", "com.example"});
 }
 
+// Opset 23's Attention, which libonnx 1.12 does not know: dlsim's own rule
+// shapes it (3-D q, k, v; 4 query heads over 2 key/value heads; KV cache).
+TEST(OnnxImportTest, AttentionOpset23IsShapedByDlsim) {
+  ShapeInferenceReport report;
+  ImportOptions options;
+  options.batch = 3;
+  auto g = LoadOnnxModel(ModelPath("attention_opset23.onnx"), options, &report);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->opset, 23);
+  EXPECT_TRUE(report.ops_without_rule.empty());
+  EXPECT_EQ(DimsOf(*g, "past_key"), (Shape{3, 2, 8, 16}));
+  EXPECT_EQ(DimsOf(*g, "q"), (Shape{3, 16, 64}));
+  EXPECT_EQ(DimsOf(*g, "k"), (Shape{3, 16, 32}));
+  EXPECT_EQ(DimsOf(*g, "attn"), (Shape{3, 16, 64}));
+  EXPECT_EQ(DimsOf(*g, "present_key"), (Shape{3, 2, 24, 16}));  // 8 past + 16 new
+  EXPECT_EQ(DimsOf(*g, "present_value"), (Shape{3, 2, 24, 16}));
+  EXPECT_EQ(DimsOf(*g, "y"), (Shape{3, 16, 64}));
+}
+
 TEST(ParseInputSpecTest, ParsesAndRejects) {
   auto spec = ParseInputSpec("input_ids:16x128");
   ASSERT_TRUE(spec.ok());

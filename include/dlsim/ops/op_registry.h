@@ -92,6 +92,7 @@ void RegisterEinsumOps(OpRegistry& registry);
 void RegisterNormalizationOps(OpRegistry& registry);
 void RegisterPoolingOps(OpRegistry& registry);
 void RegisterRnnOps(OpRegistry& registry);
+void RegisterAttentionOps(OpRegistry& registry);
 
 // Ops lowered to one pointwise kernel (Add, Mul, Relu, ...), which in
 // PyTorch read inputs of any strides.

@@ -1,0 +1,33 @@
+#include "attention_call.h"
+
+namespace dlsim {
+
+std::vector<KernelCall> FusedAttentionCalls(const LowerContext& ctx, const AttentionShape& shape,
+                                            const AttentionBytes& bytes) {
+  KernelCall fwd = ctx.NewCall(KernelKind::kAttentionFwd, "scaled_dot_product_attention",
+                               GemmMath(ctx.options()));
+  fwd.AddParam("batch", shape.batch);
+  fwd.AddParam("heads", shape.heads);
+  fwd.AddParam("seq_q", shape.seq_q);
+  fwd.AddParam("seq_k", shape.seq_k);
+  fwd.AddParam("head_dim", shape.head_dim);
+  fwd.AddParam("mask", int64_t{shape.masked ? 1 : 0});
+  const double scores = static_cast<double>(shape.batch) * shape.heads * shape.seq_q * shape.seq_k;
+  fwd.flops = 2.0 * scores * shape.head_dim + 2.0 * scores * shape.v_head_dim + 5.0 * scores;
+  fwd.bytes_read = bytes.q + bytes.k + bytes.v;
+  fwd.bytes_written = bytes.out;
+  std::vector<KernelCall> calls = {fwd};
+  if (ctx.options().training) {
+    KernelCall bwd = fwd;
+    bwd.kind = KernelKind::kAttentionBwd;
+    bwd.library_call = "scaled_dot_product_attention_backward";
+    bwd.phase = "bwd";
+    bwd.flops = 2.5 * fwd.flops;
+    bwd.bytes_read = fwd.bytes_read + 2 * fwd.bytes_written;  // q, k, v, o, dO
+    bwd.bytes_written = fwd.bytes_read;                        // dQ, dK, dV
+    calls.push_back(bwd);
+  }
+  return calls;
+}
+
+}  // namespace dlsim
