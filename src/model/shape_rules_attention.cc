@@ -3,7 +3,9 @@
 // heads * head_size] with the head counts in q_num_heads / kv_num_heads.
 // K and V may have fewer heads than Q (grouped-query attention); past_key /
 // past_value [batch, kv_heads, past_seq, *] are concatenated before K / V
-// along the sequence into present_key / present_value.
+// along the sequence into present_key / present_value. Opset 24 adds a
+// seventh input, nonpad_kv_seqlen [batch] (for a cache kept outside the
+// node, so never with past_key / past_value).
 #include "shape_rules.h"
 
 namespace dlsim {
@@ -73,10 +75,48 @@ Result<int64_t> PastSequence(const ShapeContext& ctx, const Operand& k, const Op
   return pk[2];
 }
 
+// Inputs and outputs past the op's signature: 6 inputs at opset 23 (7 from
+// opset 24, which adds nonpad_kv_seqlen), 4 outputs.
+Status CheckArity(const ShapeContext& ctx) {
+  const size_t max_inputs = ctx.opset() >= 24 ? 7 : 6;
+  for (size_t i = max_inputs; i < ctx.num_inputs(); ++i) {
+    if (!ctx.HasInput(i)) continue;
+    if (i == 6) {
+      return ctx.Error("input 6 (nonpad_kv_seqlen) is an Attention input from opset 24; the "
+                       "model imports opset " + std::to_string(ctx.opset()));
+    }
+    return ctx.Error("has input " + std::to_string(i) + " '" + ctx.node().Input(i) +
+                     "'; Attention takes at most " + std::to_string(max_inputs) + " inputs");
+  }
+  for (size_t i = 4; i < ctx.num_outputs(); ++i) {
+    if (ctx.HasOutput(i)) {
+      return ctx.Error("has output " + std::to_string(i) + " '" + ctx.node().outputs[i] +
+                       "'; Attention has at most 4 outputs (Y, present_key, present_value, "
+                       "qk_matmul_output)");
+    }
+  }
+  return Status::Ok();
+}
+
+// nonpad_kv_seqlen (opset 24+, input 6): one valid-key count per batch entry,
+// for a KV cache kept outside the node, so not with past_key / past_value.
+Status CheckNonpadSeqlen(const ShapeContext& ctx, int64_t batch) {
+  if (!ctx.HasInput(6)) return Status::Ok();
+  if (ctx.HasInput(4) || ctx.HasInput(5)) {
+    return ctx.Error("nonpad_kv_seqlen cannot be combined with past_key / past_value");
+  }
+  if (ctx.Dims(6) != Shape{batch}) {
+    return ctx.Error("nonpad_kv_seqlen " + ShapeToString(ctx.Dims(6)) + " must be [" +
+                     std::to_string(batch) + "] (one count per batch entry)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status AttentionRule(ShapeContext& ctx) {
   DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(3));
+  DLSIM_RETURN_IF_ERROR(CheckArity(ctx));
   const size_t rank = ctx.Dims(0).size();
   if ((rank != 3 && rank != 4) || ctx.Dims(1).size() != rank || ctx.Dims(2).size() != rank) {
     return ctx.Error("Q " + ShapeToString(ctx.Dims(0)) + ", K " + ShapeToString(ctx.Dims(1)) +
@@ -87,6 +127,7 @@ Status AttentionRule(ShapeContext& ctx) {
   DLSIM_ASSIGN_OR_RETURN(Operand v, ReadOperand(ctx, 2, "V", "kv_num_heads"));
   DLSIM_RETURN_IF_ERROR(CheckOperands(ctx, q, k, v));
   DLSIM_ASSIGN_OR_RETURN(int64_t past, PastSequence(ctx, k, v));
+  DLSIM_RETURN_IF_ERROR(CheckNonpadSeqlen(ctx, q.batch));
   int64_t total = 0, hidden = 0;
   if (__builtin_add_overflow(past, k.seq, &total) ||
       __builtin_mul_overflow(q.heads, v.head_size, &hidden)) {

@@ -35,6 +35,7 @@ class AttentionGraph {
     n.attrs[key].kind = Attribute::Kind::kInt;
     n.attrs[key].i = v;
   }
+  void SetOpset(int64_t opset) { graph_.opset = opset; }
   Status Infer() { return InferShapes(graph_, nullptr); }
   Shape Dims(const std::string& name) const {
     const Tensor* t = graph_.FindTensor(name);
@@ -159,6 +160,44 @@ TEST(AttentionShapeTest, MalformedNodesAreErrors) {
                {{"past_k", {2, 4, 7, 16}}, {"past_v", {2, 2, 7, 16}}});
   EXPECT_TRUE(has(m, "past_key 2x4x7x16 and past_value 2x2x7x16 must be 2x4x(past_seq)x16"))
       << m;
+}
+
+// Q, K, V [2, 4, 8, 16] self-attention at `opset` with the given node
+// inputs and outputs; "n" is an int64 [n_dim] tensor and "pk" / "pv" a past
+// key / value [2, 4, 3, 16].
+Status InferWith(int64_t opset, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                 int64_t n_dim = 2) {
+  AttentionGraph g;
+  g.SetOpset(opset);
+  g.Input("q", {2, 4, 8, 16}).Input("k", {2, 4, 8, 16}).Input("v", {2, 4, 8, 16});
+  g.Input("n", {n_dim}, DType::kInt64).Input("pk", {2, 4, 3, 16}).Input("pv", {2, 4, 3, 16});
+  g.Attention(std::move(inputs), std::move(outputs));
+  return g.Infer();
+}
+
+TEST(AttentionShapeTest, InputsAndOutputsPastTheSignatureAreErrors) {
+  auto expect_error = [](const Status& s, const std::string& part) {
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("node 'attn' (Attention)"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(part), std::string::npos) << s.message();
+  };
+  // nonpad_kv_seqlen is opset 24's.
+  expect_error(InferWith(23, {"q", "k", "v", "", "", "", "n"}, {"y"}),
+               "input 6 (nonpad_kv_seqlen) is an Attention input from opset 24; the model "
+               "imports opset 23");
+  Status s = InferWith(24, {"q", "k", "v", "", "", "", "n"}, {"y"});
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  expect_error(InferWith(24, {"q", "k", "v", "", "", "", "n"}, {"y"}, 3),
+               "nonpad_kv_seqlen 3 must be [2]");
+  expect_error(InferWith(24, {"q", "k", "v", "", "pk", "pv", "n"}, {"y"}),
+               "nonpad_kv_seqlen cannot be combined with past_key / past_value");
+  expect_error(InferWith(24, {"q", "k", "v", "", "", "", "n", "n"}, {"y"}),
+               "has input 7 'n'; Attention takes at most 7 inputs");
+  // Omitted trailing inputs are no inputs.
+  s = InferWith(23, {"q", "k", "v", "", "", "", ""}, {"y"});
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  expect_error(InferWith(23, {"q", "k", "v"}, {"y", "", "", "", "extra"}),
+               "has output 4 'extra'; Attention has at most 4 outputs");
 }
 
 }  // namespace
