@@ -75,6 +75,27 @@ Result<int64_t> PastSequence(const ShapeContext& ctx, const Operand& k, const Op
   return pk[2];
 }
 
+// attn_mask (input 3) must broadcast to [batch, q_heads, q_seq, total_seq];
+// from opset 24 its last dim may also be shorter than total_seq (padded with
+// -inf, the keys past it masked out).
+Status CheckMask(const ShapeContext& ctx, const Operand& q, int64_t total) {
+  if (!ctx.HasInput(3)) return Status::Ok();
+  const Shape& m = ctx.Dims(3);
+  const Shape target = {q.batch, q.heads, q.seq, total};
+  bool ok = m.size() <= target.size();
+  for (size_t i = 0; ok && i < m.size(); ++i) {
+    const int64_t want = target[target.size() - m.size() + i];
+    const bool last = i + 1 == m.size();
+    ok = m[i] == 1 || m[i] == want || (last && ctx.opset() >= 24 && m[i] >= 0 && m[i] < want);
+  }
+  if (!ok) {
+    return ctx.Error("attn_mask " + ShapeToString(m) + " does not broadcast to " +
+                     ShapeToString(target) + " (batch, query heads, query sequence, past plus " +
+                     "new key sequence)");
+  }
+  return Status::Ok();
+}
+
 // Inputs and outputs past the op's signature: 6 inputs at opset 23 (7 from
 // opset 24, which adds nonpad_kv_seqlen), 4 outputs.
 Status CheckArity(const ShapeContext& ctx) {
@@ -133,6 +154,7 @@ Status AttentionRule(ShapeContext& ctx) {
       __builtin_mul_overflow(q.heads, v.head_size, &hidden)) {
     return ctx.Error("total sequence or output hidden size overflows int64");
   }
+  DLSIM_RETURN_IF_ERROR(CheckMask(ctx, q, total));
   const DType dt = ctx.In(0).dtype;
   ctx.SetOut(0, dt, rank == 4 ? Shape{q.batch, q.heads, q.seq, v.head_size}
                               : Shape{q.batch, q.seq, hidden});

@@ -162,6 +162,40 @@ TEST(AttentionShapeTest, MalformedNodesAreErrors) {
       << m;
 }
 
+// The status of an Attention node at `opset` over q [2, 4, 8, 16] and k, v
+// [2, 2, 5, 16] after a past key / value of 3 (total sequence 8), masked by
+// a bool attn_mask of shape `mask`.
+Status InferMasked(int64_t opset, Shape mask) {
+  AttentionGraph g;
+  g.SetOpset(opset);
+  g.Input("q", {2, 4, 8, 16}).Input("k", {2, 2, 5, 16}).Input("v", {2, 2, 5, 16});
+  g.Input("pk", {2, 2, 3, 16}).Input("pv", {2, 2, 3, 16}).Input("m", std::move(mask), DType::kBool);
+  g.Attention({"q", "k", "v", "m", "pk", "pv"}, {"y"});
+  return g.Infer();
+}
+
+TEST(AttentionShapeTest, MaskMustBroadcastToTheScores) {
+  for (const Shape& ok : {Shape{2, 4, 8, 8}, Shape{2, 1, 8, 8}, Shape{8, 8}, Shape{1, 8},
+                          Shape{8}, Shape{1}, Shape{}, Shape{2, 4, 1, 1}}) {
+    Status s = InferMasked(23, ok);
+    EXPECT_TRUE(s.ok()) << ShapeToString(ok) << ": " << s.ToString();
+  }
+  for (const Shape& bad : {Shape{2, 4, 8, 5}, Shape{3, 1, 8, 8}, Shape{2, 2, 8, 8},
+                           Shape{8, 9}, Shape{1, 2, 4, 8, 8}}) {
+    Status s = InferMasked(23, bad);
+    ASSERT_FALSE(s.ok()) << ShapeToString(bad);
+    EXPECT_NE(s.message().find("node 'attn' (Attention): attn_mask " + ShapeToString(bad) +
+                               " does not broadcast to 2x4x8x8"),
+              std::string::npos)
+        << s.message();
+  }
+  // Opset 24 pads a shorter key dim with -inf; a longer one is still wrong.
+  Status s = InferMasked(24, {2, 4, 8, 5});
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(InferMasked(24, {2, 4, 8, 9}).ok());
+  EXPECT_FALSE(InferMasked(24, {2, 4, 5, 8}).ok());
+}
+
 // Q, K, V [2, 4, 8, 16] self-attention at `opset` with the given node
 // inputs and outputs; "n" is an int64 [n_dim] tensor and "pk" / "pv" a past
 // key / value [2, 4, 3, 16].
