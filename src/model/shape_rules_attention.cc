@@ -6,6 +6,8 @@
 // along the sequence into present_key / present_value. Opset 24 adds a
 // seventh input, nonpad_kv_seqlen [batch] (for a cache kept outside the
 // node, so never with past_key / past_value).
+#include <utility>
+
 #include "shape_rules.h"
 
 namespace dlsim {
@@ -73,6 +75,37 @@ Result<int64_t> PastSequence(const ShapeContext& ctx, const Operand& k, const Op
                      std::to_string(v.head_size));
   }
   return pk[2];
+}
+
+// Attributes outside what the spec defines: qk_matmul_output_mode 0-3,
+// softmax_precision a float type (FLOAT, FLOAT16, DOUBLE, BFLOAT16), and for
+// 4-D operands head counts, when given, that match Q's and K's head dims
+// (ONNX's function body reshapes as for 3-D operands when both are set;
+// opset 25 forbids them on 4-D operands).
+Status CheckAttributes(const ShapeContext& ctx) {
+  const Node& n = ctx.node();
+  const int64_t mode = n.GetInt("qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3) {
+    return ctx.Error("qk_matmul_output_mode " + std::to_string(mode) + " is not 0, 1, 2 or 3");
+  }
+  if (n.HasAttr("softmax_precision")) {
+    const int64_t p = n.GetInt("softmax_precision", 0);
+    if (p != 1 && p != 10 && p != 11 && p != 16) {
+      return ctx.Error("softmax_precision " + std::to_string(p) +
+                       " is not a float type (1 FLOAT, 10 FLOAT16, 11 DOUBLE, 16 BFLOAT16)");
+    }
+  }
+  if (ctx.Dims(0).size() != 4) return Status::Ok();
+  const std::pair<const char*, size_t> heads[] = {{"q_num_heads", 0}, {"kv_num_heads", 1}};
+  for (const auto& [attr, input] : heads) {
+    if (n.HasAttr(attr) && n.GetInt(attr, 0) != ctx.Dims(input)[1]) {
+      return ctx.Error(std::string("attribute '") + attr + "' " +
+                       std::to_string(n.GetInt(attr, 0)) + " disagrees with the 4-D " +
+                       (input == 0 ? "Q " : "K ") + ShapeToString(ctx.Dims(input)) +
+                       " (head counts are for 3-D operands)");
+    }
+  }
+  return Status::Ok();
 }
 
 // attn_mask (input 3) must broadcast to [batch, q_heads, q_seq, total_seq];
@@ -143,6 +176,7 @@ Status AttentionRule(ShapeContext& ctx) {
     return ctx.Error("Q " + ShapeToString(ctx.Dims(0)) + ", K " + ShapeToString(ctx.Dims(1)) +
                      " and V " + ShapeToString(ctx.Dims(2)) + " must all be 3-D or all 4-D");
   }
+  DLSIM_RETURN_IF_ERROR(CheckAttributes(ctx));
   DLSIM_ASSIGN_OR_RETURN(Operand q, ReadOperand(ctx, 0, "Q", "q_num_heads"));
   DLSIM_ASSIGN_OR_RETURN(Operand k, ReadOperand(ctx, 1, "K", "kv_num_heads"));
   DLSIM_ASSIGN_OR_RETURN(Operand v, ReadOperand(ctx, 2, "V", "kv_num_heads"));

@@ -162,6 +162,45 @@ TEST(AttentionShapeTest, MalformedNodesAreErrors) {
       << m;
 }
 
+TEST(AttentionShapeTest, AttributesOutsideTheSpecAreErrors) {
+  auto error_for = [](const std::string& attr, int64_t value, Shape q = {2, 4, 8, 16}) {
+    AttentionGraph g;
+    const bool three_dim = q.size() == 3;
+    g.Input("q", std::move(q));
+    g.Input("k", three_dim ? Shape{2, 8, 32} : Shape{2, 2, 8, 16});
+    g.Input("v", three_dim ? Shape{2, 8, 32} : Shape{2, 2, 8, 16});
+    Node& n = g.Attention({"q", "k", "v"}, {"y"});
+    if (three_dim) {
+      AttentionGraph::SetInt(n, "q_num_heads", 4);
+      AttentionGraph::SetInt(n, "kv_num_heads", 2);
+    }
+    AttentionGraph::SetInt(n, attr, value);
+    Status s = g.Infer();
+    EXPECT_TRUE(s.ok() || s.message().find("node 'attn' (Attention): ") != std::string::npos)
+        << s.message();
+    return s.ok() ? std::string() : s.message();
+  };
+  for (int64_t mode : {0, 1, 2, 3}) EXPECT_EQ(error_for("qk_matmul_output_mode", mode), "");
+  EXPECT_NE(error_for("qk_matmul_output_mode", 4).find("qk_matmul_output_mode 4 is not 0, 1, 2 "
+                                                        "or 3"),
+            std::string::npos);
+  EXPECT_NE(error_for("qk_matmul_output_mode", -1).find("qk_matmul_output_mode -1"),
+            std::string::npos);
+  for (int64_t type : {1, 10, 11, 16}) EXPECT_EQ(error_for("softmax_precision", type), "");
+  EXPECT_NE(error_for("softmax_precision", 7).find("softmax_precision 7 is not a float type"),
+            std::string::npos);
+  // Head counts on 4-D operands: allowed when they match, an error when not.
+  EXPECT_EQ(error_for("q_num_heads", 4), "");
+  EXPECT_EQ(error_for("kv_num_heads", 2), "");
+  EXPECT_NE(error_for("q_num_heads", 2).find("attribute 'q_num_heads' 2 disagrees with the 4-D "
+                                             "Q 2x4x8x16"),
+            std::string::npos);
+  EXPECT_NE(error_for("kv_num_heads", 4).find("attribute 'kv_num_heads' 4 disagrees with the 4-D "
+                                              "K 2x2x8x16"),
+            std::string::npos);
+  EXPECT_EQ(error_for("is_causal", 1, {2, 8, 64}), "");  // 3-D: the counts split the hidden dim
+}
+
 // The status of an Attention node at `opset` over q [2, 4, 8, 16] and k, v
 // [2, 2, 5, 16] after a past key / value of 3 (total sequence 8), masked by
 // a bool attn_mask of shape `mask`.
