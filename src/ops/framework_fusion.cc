@@ -5,7 +5,8 @@
 // views to the next layer.
 // Attention: Mul(q, s) and Mul(Transpose(k), s) -> MatMul -> [Add(mask)] ->
 // Softmax -> MatMul(., v), with s a scalar; the view nodes that make q, k
-// and v (Reshape, Transpose, Squeeze, Unsqueeze, and a Gather of one slice)
+// and v (Reshape, Transpose, Squeeze, Unsqueeze, a Gather of one slice, and
+// in inference a Split of the packed projection)
 // and, in inference, those that turn the output back into [batch, seq,
 // embed] are part of the group (PyTorch's fused kernels read strided q, k, v
 // and write [batch, seq, heads, dim]; its training path copies the output).
@@ -236,12 +237,19 @@ class AttentionMatcher {
     return node.op_type == "Gather" && node.inputs.size() == 2 && ctx_.T(node.Input(1)).dims.empty();
   }
 
+  // A Split: torch.split, chunk or unbind (Split, then Squeeze), whose
+  // pieces PyTorch hands out as views of the packed projection. In training
+  // its backward concatenates the gradients, so it stays a copy there.
+  bool IsSplitView(const Node& node) const {
+    return node.op_type == "Split" && !node.inputs.empty() && !ctx_.options().training;
+  }
+
   // The views (ending at a one-slice Gather) that produce `name`, each read
-  // only by the next.
+  // only by the next; a Split counts as one (IsSplitView).
   void AddViewsBefore(std::string name, std::vector<const Node*>* nodes) const {
     for (const Node* p = ctx_.Producer(name); p != nullptr && ctx_.SoleConsumer(name) != nullptr;
          p = ctx_.Producer(name)) {
-      if (!IsView(*p) && !IsSelect(*p)) return;
+      if (!IsView(*p) && !IsSelect(*p) && !IsSplitView(*p)) return;
       if (std::find(nodes->begin(), nodes->end(), p) != nodes->end()) return;
       nodes->push_back(p);
       if (IsSelect(*p)) return;

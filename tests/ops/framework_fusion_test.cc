@@ -193,6 +193,46 @@ TEST(FrameworkFusion, SdpaInTrainingKeepsTheOutputCopyAndAddsABackward) {
   EXPECT_FALSE(nodes[pv + 1].calls.empty());  // the output transpose is copied
 }
 
+// q, k, v unpacked from one projection, as `q, k, v = qkv.reshape(b, s, 3,
+// h, d).permute(2, 0, 3, 1, 4)` exports: Reshape, Transpose, Split, Squeeze.
+Graph PackedAttention() {
+  GraphBuilder b;
+  b.Input("x", {2, 16, 96}).Weight("s", {1});
+  b.Op("Reshape", "r", {"x"}, "x5", {2, 16, 3, 4, 8});
+  b.Op("Transpose", "t", {"x5"}, "qkv", {3, 2, 4, 16, 8});
+  Node& split = b.Op("Split", "split", {"qkv"}, "q1", {1, 2, 4, 16, 8});
+  b.ExtraOutput(split, "k1", {1, 2, 4, 16, 8}).ExtraOutput(split, "v1", {1, 2, 4, 16, 8});
+  b.Op("Squeeze", "sq", {"q1"}, "q", {2, 4, 16, 8});
+  b.Op("Squeeze", "sk", {"k1"}, "k", {2, 4, 16, 8});
+  b.Op("Squeeze", "sv", {"v1"}, "v", {2, 4, 16, 8});
+  b.Op("Transpose", "kt", {"k"}, "k_t", {2, 4, 8, 16});
+  b.Op("Mul", "scale_q", {"q", "s"}, "qs", {2, 4, 16, 8});
+  b.Op("Mul", "scale_k", {"k_t", "s"}, "ks", {2, 4, 8, 16});
+  b.Op("MatMul", "qk", {"qs", "ks"}, "scores", {2, 4, 16, 16});
+  b.Op("Softmax", "softmax", {"scores"}, "p", {2, 4, 16, 16});
+  b.Op("MatMul", "pv", {"p", "v"}, "y", {2, 4, 16, 8});
+  return b.Build({"y"});
+}
+
+TEST(FrameworkFusion, PackedQkvIsUnpackedByViewsInInference) {
+  auto lowered = LowerGraph(PackedAttention(), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  size_t calls = 0;
+  for (const LoweredNode& n : lowered->nodes) calls += n.calls.size();
+  EXPECT_EQ(calls, 1u);  // the attention alone: no transpose or split copy
+}
+
+TEST(FrameworkFusion, PackedQkvSplitIsACopyInTraining) {
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(PackedAttention(), o);
+  ASSERT_TRUE(lowered.ok());
+  const LoweredNode& split = lowered->nodes[2];
+  ASSERT_EQ(split.name, "split");
+  ASSERT_EQ(split.calls.size(), 2u);  // forward copy and the gradients' concat
+  EXPECT_EQ(split.calls[0].kind, KernelKind::kCopy);
+}
+
 TEST(FrameworkFusion, EagerAttentionStaysSeparateKernels) {
   auto lowered = LowerGraph(Attention(true), LoweringOptions{});
   ASSERT_TRUE(lowered.ok());

@@ -31,6 +31,13 @@ class GraphBuilder {
     graph_.nodes.push_back(std::move(node));
     return graph_.nodes.back();
   }
+  // One more output of `node` (a Split's pieces, say).
+  GraphBuilder& ExtraOutput(Node& node, const std::string& output, Shape dims,
+                            DType dtype = DType::kFloat32) {
+    AddTensor(output, std::move(dims), dtype);
+    node.outputs.push_back(output);
+    return *this;
+  }
   static void SetInts(Node& node, const std::string& key, std::vector<int64_t> v) {
     Attribute a;
     a.kind = Attribute::Kind::kInts;
