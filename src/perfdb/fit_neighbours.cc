@@ -37,6 +37,32 @@ bool HasAlignment(const std::string& name) {
          !StartsWith(name, "stride_");
 }
 
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+// The key's parameters, and for a grouped convolution (1 < groups) its
+// channels per group in and out, c_per_group and k_per_group: a grouped
+// convolution runs other kernels than a dense one (a direct grouped kernel,
+// a layout transform around one, or one call per group; 24 channels per
+// group take 2-3x the time of 16 or 32 on the H100), so it finds its
+// neighbours among grouped keys of similar group width. Dense keys lack the
+// two fields, which keeps them apart (kMismatchDistance each).
+Params FeatureParams(const ParsedKey& key) {
+  Params params = key.params;
+  int64_t c = 0, k = 0, groups = 0;
+  for (const auto& [name, value] : key.params) {
+    int64_t v = 0;
+    if (!IsCount(value, &v)) continue;
+    if (name == "c") c = v;
+    if (name == "k") k = v;
+    if (name == "groups") groups = v;
+  }
+  if (groups > 1 && c > 0 && k > 0) {
+    params.emplace_back("c_per_group", std::to_string(c / groups));
+    params.emplace_back("k_per_group", std::to_string(k / groups));
+  }
+  return params;
+}
+
 template <typename T>
 int IndexOf(const std::vector<T>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i) {
@@ -107,7 +133,7 @@ void NeighbourSet::AddToLayout(const ParsedKey& key) {
     }
     cat_codes_[i].emplace(value, static_cast<int>(cat_codes_[i].size()));
   };
-  for (const auto& [name, value] : key.params) {
+  for (const auto& [name, value] : FeatureParams(key)) {
     int64_t v = 0;
     if (!IsCount(value, &v)) {
       add_cat(name, value);
@@ -119,7 +145,7 @@ void NeighbourSet::AddToLayout(const ParsedKey& key) {
   add_cat("layout", key.layout);
 }
 
-// Every integer parameter as log2(1 + v) (halved for the batch, whose effect
+// Every integer parameter (FeatureParams) as log2(1 + v) (halved for the batch, whose effect
 // the base model already scales), and for the tensor dims whether they are a
 // multiple of 8 (tensor-core and vector-load alignment: on the H100 an fp16
 // 1x1 convolution with (c, k) = (440, 110) takes 4x the time of one with
@@ -140,7 +166,7 @@ NeighbourSet::Encoded NeighbourSet::Encode(const ParsedKey& key, const KeyFeatur
     auto it = cat_codes_[i].find(value);
     e.cat[i] = it == cat_codes_[i].end() ? -2 : it->second;
   };
-  for (const auto& [name, value] : key.params) {
+  for (const auto& [name, value] : FeatureParams(key)) {
     int64_t v = 0;
     if (!IsCount(value, &v)) {
       set_cat(name, value);

@@ -2,7 +2,9 @@
 // fit is computed once per GPU and software stack. Format 2 added the
 // neighbour correction: each class's measured keys and times, from which a
 // class's feature rows are built when it first prices a key; format 3 the
-// rate floor (min_s_per_flop).
+// rate floor (min_s_per_flop); format 4 the channels-per-group features of
+// grouped convolutions (fit_neighbours.cc, FeatureParams), which move the
+// neighbours, and so the predictions, of stored models.
 #include <cmath>
 #include <memory>
 
@@ -17,7 +19,7 @@ namespace {
 using nlohmann::json;
 using perfdb_internal::LazyNeighbourSet;
 using perfdb_internal::MeasuredKey;
-constexpr int kFitFormat = 3;
+constexpr int kFitFormat = 4;
 
 // JSON has no NaN: NaN is written as null and read back as NaN.
 json Number(double v) { return std::isnan(v) ? json(nullptr) : json(v); }

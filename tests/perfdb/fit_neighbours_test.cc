@@ -163,7 +163,31 @@ TEST(FitNeighboursTest, JsonRoundTripKeepsNeighbours) {
   }
 }
 
-// A format-3 model set of one copy class, with two measured keys.
+std::string ConvKey(int64_t c, int64_t groups) {
+  return "conv_fwd n=1 c=" + std::to_string(c) + " h=14 w=14 k=" + std::to_string(c) +
+         " r=3 s=3 pad_h=1 pad_w=1 stride_h=1 stride_w=1 dil_h=1 dil_w=1 groups=" +
+         std::to_string(groups) + " dtype=fp16 math=fp16 layout=nchw";
+}
+
+TEST(FitNeighboursTest, GroupedConvolutionsBorrowFromGroupedKeysOfTheirGroupWidth) {
+  // Dense keys of the query's size and a grouped one of its group width (24
+  // channels per group, measured slow); the query (408 channels in 17
+  // groups) is nearest to a dense key in every raw field but the group
+  // count, yet with k = 1 takes its correction from the grouped key alone.
+  std::vector<MeasurementRecord> records;
+  for (int64_t c : {256, 384, 408, 512}) records.push_back(Record(ConvKey(c, 1), 1e-5));
+  records.push_back(Record(ConvKey(192, 8), 2.5e-5));   // 24 per group
+  records.push_back(Record(ConvKey(1024, 32), 1.2e-5));  // 32 per group
+  auto models = FitModels(records, kSms, Options(0, 1));
+  ASSERT_TRUE(models.ok()) << models.status().ToString();
+  const std::string query = ConvKey(408, 17), nb = ConvKey(192, 8);
+  const double nb_ratio = 2.5e-5 / *models->PredictBaseSeconds(Parse(nb));
+  EXPECT_NEAR(*models->PredictSeconds(Parse(query)) /
+                  (*models->PredictBaseSeconds(Parse(query)) * nb_ratio),
+              1.0, 1e-12);
+}
+
+// A format-4 model set of one copy class, with two measured keys.
 std::string MinimalJson(const std::string& format, const std::string& measured) {
   return "{\"format\":" + format +
          ",\"gpu_name\":\"G\",\"sm_count\":132,\"neighbours_k\":4,\"classes\":[{"
@@ -179,7 +203,7 @@ TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
   const std::string measured =
       "[[\"copy op=cast elems=1000 dtype=fp32 math=fp32 layout=-\",4e-06],"
       "[\"copy op=cast elems=2000 dtype=fp32 math=fp32 layout=-\",5e-06]]";
-  auto ok = FittedModels::FromJson(MinimalJson("3", measured));
+  auto ok = FittedModels::FromJson(MinimalJson("4", measured));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->Find(KernelKind::kCopy, "fp32")->n_neighbours, 2);
   EXPECT_TRUE(std::isnan(ok->Find(KernelKind::kCopy, "fp32")->test_p90_rel_err));
@@ -187,25 +211,25 @@ TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
   // the other one farther.
   EXPECT_TRUE(ok->PredictSeconds(Parse(CopyKey("cast", 1000))).has_value());
 
-  auto old = FittedModels::FromJson(MinimalJson("2", measured));
+  auto old = FittedModels::FromJson(MinimalJson("3", measured));
   EXPECT_EQ(old.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(old.status().message().find("fitted-model format 2, this build reads format 3"),
+  EXPECT_NE(old.status().message().find("fitted-model format 3, this build reads format 4"),
             std::string::npos)
       << old.status().message();
 
-  auto no_measured = FittedModels::FromJson(MinimalJson("3", "7"));
+  auto no_measured = FittedModels::FromJson(MinimalJson("4", "7"));
   EXPECT_EQ(no_measured.status().code(), StatusCode::kParseError);
   EXPECT_NE(no_measured.status().message().find("classes[0]: field 'measured'"),
             std::string::npos)
       << no_measured.status().message();
 
-  auto bad_time = FittedModels::FromJson(MinimalJson("3", "[[\"copy op=cast elems=1\",0]]"));
+  auto bad_time = FittedModels::FromJson(MinimalJson("4", "[[\"copy op=cast elems=1\",0]]"));
   EXPECT_EQ(bad_time.status().code(), StatusCode::kParseError);
   EXPECT_NE(bad_time.status().message().find("measured[0] must be [key, time_s]"),
             std::string::npos)
       << bad_time.status().message();
 
-  std::string no_k = MinimalJson("3", measured);
+  std::string no_k = MinimalJson("4", measured);
   no_k.replace(no_k.find("\"neighbours_k\":4,"), 17, "");
   EXPECT_EQ(FittedModels::FromJson(no_k).status().code(), StatusCode::kParseError);
   EXPECT_EQ(FittedModels::FromJson("{\"gpu_name\":\"G\"}").status().code(),
