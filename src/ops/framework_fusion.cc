@@ -1,5 +1,6 @@
 // GELU chains: Div(x, c) | Mul(x, c) -> Erf -> Add(., c) -> Mul -> Mul, where
 // of the two final Muls one multiplies by x and the other by a constant.
+// SiLU: Sigmoid(x) read only by Mul(x, Sigmoid(x)).
 // RNN stacks: LSTM -> Squeeze -> LSTM -> ... (bidirectional layers:
 // LSTM -> Transpose -> Reshape -> LSTM), every layer's Y read only by the
 // views to the next layer.
@@ -146,6 +147,37 @@ class RnnStackMatcher {
 
   const LowerContext& ctx_;
   std::set<const Node*> stacked_;
+};
+
+// SiLU (nn.SiLU, F.silu), which the export writes as Mul(x, Sigmoid(x)):
+// PyTorch runs one silu kernel (and one silu_backward in training).
+class SiluMatcher {
+ public:
+  explicit SiluMatcher(const LowerContext& ctx) : ctx_(ctx) {}
+
+  bool Match(const Node& sigmoid, FusedGroup* group) const {
+    if (sigmoid.op_type != "Sigmoid" || sigmoid.inputs.size() != 1 || sigmoid.outputs.size() != 1) {
+      return false;
+    }
+    const std::string& x = sigmoid.inputs[0];
+    const std::string& s = sigmoid.outputs[0];
+    const Node* mul = ctx_.SoleConsumer(s);
+    if (mul == nullptr || mul->op_type != "Mul" || mul->inputs.size() != 2 ||
+        mul->outputs.size() != 1) {
+      return false;
+    }
+    const bool x_times_s = mul->inputs[0] == x && mul->inputs[1] == s;
+    const bool s_times_x = mul->inputs[0] == s && mul->inputs[1] == x;
+    if (!x_times_s && !s_times_x) return false;
+    group->op = "silu";
+    group->input = x;
+    group->nodes = {IndexOf(ctx_, &sigmoid), IndexOf(ctx_, mul)};
+    std::sort(group->nodes.begin(), group->nodes.end());
+    return true;
+  }
+
+ private:
+  const LowerContext& ctx_;
 };
 
 class AttentionMatcher {
@@ -296,12 +328,14 @@ std::vector<KernelCall> LowerAttention(const LowerContext& ctx, const FusedGroup
 
 std::vector<FusedGroup> FindFrameworkFusions(const LowerContext& ctx) {
   GeluMatcher gelu(ctx);
+  SiluMatcher silu(ctx);
   RnnStackMatcher rnn(ctx);
   AttentionMatcher attention(ctx);
   std::vector<FusedGroup> groups;
   for (const Node& node : ctx.graph().nodes) {
     FusedGroup g;
-    if (gelu.Match(node, &g) || rnn.Match(node, &g) || attention.Match(node, &g)) {
+    if (gelu.Match(node, &g) || silu.Match(node, &g) || rnn.Match(node, &g) ||
+        attention.Match(node, &g)) {
       groups.push_back(std::move(g));
     }
   }
@@ -322,7 +356,9 @@ Result<std::vector<KernelCall>> LowerFusedGroup(const LowerContext& ctx, const F
   const Node& last = ctx.graph().nodes[group.nodes.back()];
   const std::string& out = last.outputs.at(0);
   const int64_t elems = ctx.Elems(out);
-  calls.push_back(ElementwiseCall(ctx, group.op, elems, 1, ctx.Bytes(group.input), ctx.Bytes(out), 10));
+  const double flops_per_elem = group.op == "silu" ? 5 : 10;  // sigmoid and a mul; erf's chain
+  calls.push_back(ElementwiseCall(ctx, group.op, elems, 1, ctx.Bytes(group.input), ctx.Bytes(out),
+                                  flops_per_elem));
   if (ctx.options().training) calls.push_back(ElementwiseBwdCall(ctx, group.op, elems, 2));
   return calls;
 }

@@ -20,7 +20,7 @@
 namespace dlsim {
 
 struct FusedGroup {
-  std::string op;            // "gelu", "rnn_stack" or "attention"
+  std::string op;            // "gelu", "silu", "rnn_stack" or "attention"
   std::string input;         // the tensor the fused kernel reads
   std::vector<size_t> nodes; // graph order; the last one launches the kernel
   // attention: q, k (untransposed), v and the output; whether a mask is added.
@@ -29,14 +29,14 @@ struct FusedGroup {
 };
 
 // Every erf-form GELU chain whose intermediate results have no other
-// consumer, and every stack of two or more recurrent layers of one kind,
+// consumer, every SiLU written as x * Sigmoid(x), and every stack of two or more recurrent layers of one kind,
 // hidden size and direction count whose layer outputs feed only the next
 // layer (through view nodes), and every attention in the exported form of
 // F.scaled_dot_product_attention (with the views around it that PyTorch
 // does not materialise).
 std::vector<FusedGroup> FindFrameworkFusions(const LowerContext& ctx);
 
-// The calls of a fused group. gelu: one pointwise kernel reading `input`
+// The calls of a fused group. gelu, silu: one pointwise kernel reading `input`
 // and writing the last node's output (plus its backward in training);
 // rnn_stack: one multi-layer RNN call; attention: one fused attention call
 // (plus its backward in training).

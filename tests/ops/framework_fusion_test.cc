@@ -54,6 +54,44 @@ TEST(FrameworkFusion, NotFusedWhenAnIntermediateIsUsedElsewhere) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(lowered->nodes[i].calls.size(), 1u) << lowered->nodes[i].name;
 }
 
+// y = x * sigmoid(x) (nn.SiLU as torch.onnx writes it), the Mul's operands
+// in either order; a second reader of the sigmoid when `tapped`.
+Graph Silu(bool sigmoid_first, bool tapped) {
+  GraphBuilder b;
+  b.Input("x", {16, 64, 28, 28});
+  b.Op("Sigmoid", "sigmoid", {"x"}, "s", {16, 64, 28, 28});
+  b.Op("Mul", "mul", sigmoid_first ? std::vector<std::string>{"s", "x"} : std::vector<std::string>{"x", "s"},
+       "y", {16, 64, 28, 28});
+  std::vector<std::string> outputs = {"y"};
+  if (tapped) {
+    b.Op("Neg", "tap", {"s"}, "t", {16, 64, 28, 28});
+    outputs.push_back("t");
+  }
+  return b.Build(outputs);
+}
+
+TEST(FrameworkFusion, SiluIsOneKernelWhicheverOperandComesFirst) {
+  for (bool sigmoid_first : {false, true}) {
+    auto lowered = LowerGraph(Silu(sigmoid_first, false), LoweringOptions{});
+    ASSERT_TRUE(lowered.ok());
+    EXPECT_TRUE(lowered->nodes[0].calls.empty());
+    ASSERT_EQ(lowered->nodes[1].calls.size(), 1u);
+    const KernelCall& silu = lowered->nodes[1].calls[0];
+    EXPECT_EQ(silu.StrParam("op", ""), "silu");
+    const double elems = 16.0 * 64 * 28 * 28;
+    EXPECT_DOUBLE_EQ(silu.bytes_read, elems * 4);  // x once
+    EXPECT_DOUBLE_EQ(silu.bytes_written, elems * 4);
+    EXPECT_DOUBLE_EQ(silu.flops, 5 * elems);
+  }
+}
+
+TEST(FrameworkFusion, SiluNotFusedWhenTheSigmoidHasAnotherReader) {
+  auto lowered = LowerGraph(Silu(false, true), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_EQ(lowered->nodes[0].calls.size(), 1u);
+  EXPECT_EQ(lowered->nodes[1].calls.size(), 1u);
+}
+
 // nn.Linear on a 3-D input, its bias shared through an Identity node (as
 // Hugging Face exports do): the bias rides in the GEMM's epilogue.
 TEST(FrameworkFusion, LinearBiasThroughIdentityLaunchesNothing) {
