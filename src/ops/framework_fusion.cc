@@ -264,10 +264,6 @@ class AttentionMatcher {
            node.op_type == "Unsqueeze";
   }
 
-  // A Gather of one slice along an axis (x[i]): a view in PyTorch.
-  bool IsSelect(const Node& node) const {
-    return node.op_type == "Gather" && node.inputs.size() == 2 && ctx_.T(node.Input(1)).dims.empty();
-  }
 
   // A Split: torch.split, chunk or unbind (Split, then Squeeze), whose
   // pieces PyTorch hands out as views of the packed projection. In training
@@ -281,10 +277,10 @@ class AttentionMatcher {
   void AddViewsBefore(std::string name, std::vector<const Node*>* nodes) const {
     for (const Node* p = ctx_.Producer(name); p != nullptr && ctx_.SoleConsumer(name) != nullptr;
          p = ctx_.Producer(name)) {
-      if (!IsView(*p) && !IsSelect(*p) && !IsSplitView(*p)) return;
+      if (!IsView(*p) && !IsSelectGather(ctx_, *p) && !IsSplitView(*p)) return;
       if (std::find(nodes->begin(), nodes->end(), p) != nodes->end()) return;
       nodes->push_back(p);
-      if (IsSelect(*p)) return;
+      if (IsSelectGather(ctx_, *p)) return;
       name = p->Input(0);
     }
   }

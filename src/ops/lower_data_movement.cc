@@ -1,4 +1,5 @@
 // Transpose, Concat, Slice, Gather, Pad, Expand, Split, Cast, ... -> copy kernels.
+#include <algorithm>
 #include <cctype>
 
 #include "dlsim/ops/op_registry.h"
@@ -28,6 +29,19 @@ int64_t TransposeInner(const LowerContext& ctx, const Node& node) {
   return inner;
 }
 
+// In inference, a permutation read only by selects (qkv.permute(...)[0],
+// [1], [2]): views of views. (In training the selects' backward writes the
+// gradient into a zeroed tensor, so both stay copies there.)
+bool ReadOnlyBySelects(const LowerContext& ctx, const std::string& name) {
+  const std::vector<const Node*>& readers = ctx.Readers(name);
+  if (ctx.options().training || readers.empty() ||
+      static_cast<int>(readers.size()) != ctx.ConsumerCount(name)) {
+    return false;
+  }
+  return std::all_of(readers.begin(), readers.end(),
+                     [&ctx](const Node* r) { return IsSelectGather(ctx, *r); });
+}
+
 // A copy reads what it gathers (at most the inputs, at most the outputs'
 // size for slicing/gathering ops) and writes every output.
 Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
@@ -38,7 +52,10 @@ Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCa
     if (reader != nullptr && IsPointwiseOp(reader->op_type)) return Status::Ok();
     // A change of memory format PyTorch makes without copying.
     if (ctx.MemoryFormatView(node.outputs[0])) return Status::Ok();
+    if (ReadOnlyBySelects(ctx, node.outputs[0])) return Status::Ok();
   }
+  // x[i] is a view; in training its backward is a copy into zeros.
+  if (IsSelectGather(ctx, node) && !ctx.options().training) return Status::Ok();
   double written = 0;
   int64_t elems = 0;
   for (const std::string& out : node.outputs) {
@@ -79,6 +96,11 @@ Status LowerCast(const LowerContext& ctx, const Node& node, std::vector<KernelCa
 }
 
 }  // namespace
+
+bool IsSelectGather(const LowerContext& ctx, const Node& node) {
+  return node.op_type == "Gather" && node.inputs.size() == 2 && node.outputs.size() == 1 &&
+         ctx.T(node.Input(1)).dims.empty() && IsFloatDType(ctx.T(node.outputs[0]).dtype);
+}
 
 void RegisterDataMovementOps(OpRegistry& registry) {
   for (const char* op : {"Transpose", "Concat", "Slice", "Gather", "GatherElements",

@@ -15,7 +15,7 @@ LowerContext::LowerContext(const Graph& graph, const LoweringOptions& options)
     for (const std::string& in : node.inputs) {
       if (in.empty()) continue;
       ++consumers_[in];
-      last_consumer_[in] = &node;
+      readers_[in].push_back(&node);
     }
   }
   for (const std::string& out : graph.outputs) ++consumers_[out];
@@ -57,8 +57,14 @@ const Node* LowerContext::Producer(const std::string& name) const {
 
 const Node* LowerContext::SoleConsumer(const std::string& name) const {
   if (ConsumerCount(name) != 1) return nullptr;
-  auto it = last_consumer_.find(name);
-  return it == last_consumer_.end() ? nullptr : it->second;
+  const std::vector<const Node*>& readers = Readers(name);
+  return readers.empty() ? nullptr : readers.back();
+}
+
+const std::vector<const Node*>& LowerContext::Readers(const std::string& name) const {
+  static const std::vector<const Node*> kNone;
+  auto it = readers_.find(name);
+  return it == readers_.end() ? kNone : it->second;
 }
 
 bool LowerContext::IsParameter(const std::string& tensor) const {

@@ -34,6 +34,38 @@ TEST(LoweringTest, TransposeIntoPointwiseIsAView) {
   }
 }
 
+// q, k, v = qkv.permute(2, 0, 3, 1, 4)[0], [1], [2] as the export writes
+// it: a Transpose read by three Gathers of one slice, each read by an Add.
+Graph PermuteThenSelects() {
+  GraphBuilder b;
+  b.Input("x", {2, 16, 3, 4, 8}).Weight("i0", {}, DType::kInt64).Weight("i1", {}, DType::kInt64);
+  GraphBuilder::SetInts(b.Op("Transpose", "t", {"x"}, "qkv", {3, 2, 4, 16, 8}), "perm",
+                        {2, 0, 3, 1, 4});
+  b.Op("Gather", "q", {"qkv", "i0"}, "q_out", {2, 4, 16, 8});
+  b.Op("Gather", "k", {"qkv", "i1"}, "k_out", {2, 4, 16, 8});
+  b.Op("Add", "sum", {"q_out", "k_out"}, "y", {2, 4, 16, 8});
+  return b.Build({"y"});
+}
+
+TEST(LoweringTest, SelectsOfAPermuteAreViewsInInference) {
+  auto lowered = LowerGraph(PermuteThenSelects(), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(lowered->nodes[i].calls.empty()) << lowered->nodes[i].name;
+  }
+  EXPECT_EQ(lowered->nodes[3].calls.size(), 1u);  // the Add
+}
+
+TEST(LoweringTest, SelectsOfAPermuteAreCopiesInTraining) {
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(PermuteThenSelects(), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(lowered->nodes[i].calls.size(), 2u) << lowered->nodes[i].name;  // fwd and bwd
+  }
+}
+
 TEST(LoweringTest, ConvFlopsAndBytesEqualFormula) {
   Graph g = ConvRelu(false);
   auto lowered = LowerGraph(g, LoweringOptions{});

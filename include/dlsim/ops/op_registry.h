@@ -38,6 +38,9 @@ class LowerContext {
   const Node* Producer(const std::string& name) const;
   // The only node reading `name`, or nullptr when none or several do.
   const Node* SoleConsumer(const std::string& name) const;
+  // Every node reading `name`'s data, in graph order (a node reading it
+  // twice appears twice; Shape and Size nodes do not appear).
+  const std::vector<const Node*>& Readers(const std::string& name) const;
   // True for a model parameter: an initializer, or the output of Identity
   // nodes over one (exporters share weights that way).
   bool IsParameter(const std::string& name) const;
@@ -57,7 +60,7 @@ class LowerContext {
   const Graph& graph_;
   const LoweringOptions& options_;
   std::map<std::string, int> consumers_;
-  std::map<std::string, const Node*> last_consumer_;
+  std::map<std::string, std::vector<const Node*>> readers_;
   std::map<std::string, const Node*> producer_;
   std::set<std::string> channels_last_;  // src/ops/memory_format.h
   std::set<std::string> format_views_;
@@ -97,6 +100,10 @@ void RegisterAttentionOps(OpRegistry& registry);
 // Ops lowered to one pointwise kernel (Add, Mul, Relu, ...), which in
 // PyTorch read inputs of any strides.
 bool IsPointwiseOp(const std::string& op_type);
+
+// A Gather of one slice along an axis (a rank-0 index: x[i]), which PyTorch
+// returns as a view.
+bool IsSelectGather(const LowerContext& ctx, const Node& node);
 void RegisterElementwiseOps(OpRegistry& registry);
 void RegisterDataMovementOps(OpRegistry& registry);
 
