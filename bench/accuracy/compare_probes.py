@@ -6,6 +6,7 @@ The probes (probes.py) are models and shapes outside the zoo, measured after
 all tuning: their figures say how dlsim does on what it was not built on.
 
 Usage: compare_probes.py [--dlsim build/dlsim] [--gpu h100] [--machine h100]
+                         [--ratio-gpu h200 --ratio-machine h200]
 """
 import argparse
 import csv
@@ -95,6 +96,45 @@ def case_line(r):
     return f"| {r['probe']} | {r['dtype']} | {r['batch']} | {meas} | {r['pred_gpu']:.3f} | {err} |"
 
 
+def cross_gpu_rows(args, rows):
+    """The probes measured on the cross-GPU target too (data/probes_<target>.jsonl),
+    estimated on its machine file: GPU time and the target/reference ratio."""
+    path = os.path.join(HERE, "data", f"probes_{args.ratio_gpu}.jsonl")
+    if not args.ratio_gpu or not os.path.exists(path):
+        return []
+    _, measured = load_measured(path, "")
+    out = []
+    for r in rows:
+        meas = measured.get((r["probe"], r["dtype"], r["batch"]))
+        if meas is None or "err_gpu" not in r:
+            continue
+        est = estimate(args.dlsim, args.ratio_machine, r["probe"], "inference", r["dtype"],
+                       r["batch"], PROBE_DIR)
+        if "error" in est:
+            continue
+        ratio = meas[0] / r["measured_gpu"]
+        out.append(dict(probe=r["probe"], err_gpu=est["gpu_time_ms"] / meas[0] - 1,
+                        err_ratio=est["gpu_time_ms"] / r["pred_gpu"] / ratio - 1,
+                        err_null=1 / ratio - 1))
+    return out
+
+
+def cross_gpu_lines(cross, args):
+    if not cross:
+        return []
+    target, ref = args.ratio_gpu.upper(), args.gpu.upper()
+    return ["## The same probes on the " + target + f" (`machines/{args.ratio_machine}.yaml`: specs, "
+            f"scaled from the {ref} calibration)\n",
+            f"Measured on the lent {target} by `probe_runs.py --skip-export` (the probes that can be "
+            f"captured). Ratio error: the predicted {target}/{ref} time ratio against the measured "
+            "one; the null predictor says the two GPUs take the same time.\n",
+            "| set | cases | median abs error | P90 abs error | within ±10 % | bias |",
+            "|---|---|---|---|---|---|",
+            fmt_metrics(f"{target} GPU time", metrics([c["err_gpu"] for c in cross])),
+            fmt_metrics(f"{target}/{ref} ratio", metrics([c["err_ratio"] for c in cross])),
+            fmt_metrics("null predictor (ratio 1)", metrics([c["err_null"] for c in cross])), ""]
+
+
 def write_doc(rows, env, args):
     svg = os.path.join(os.path.dirname(args.out), f"accuracy-probes-{args.gpu}.svg")
     pts = [(r["measured_gpu"], r["pred_gpu"], r["group"] == "block") for r in rows if "err_gpu" in r]
@@ -114,7 +154,9 @@ def write_doc(rows, env, args):
          "Error = (estimate − measured) / measured. Bias = median signed error.\n",
          "## Summary (inference GPU time)\n"]
     L += summary_lines(rows)
-    L += ["", f"![predicted vs measured](accuracy-probes-{args.gpu}.svg)\n", "## The probes\n",
+    L += ["", f"![predicted vs measured](accuracy-probes-{args.gpu}.svg)\n"]
+    L += cross_gpu_lines(cross_gpu_rows(args, rows), args)
+    L += ["## The probes\n",
           "| probe | what it probes | batches |", "|---|---|---|"]
     for name, (_, batches, group, what) in PROBES.items():
         L.append(f"| {name} | {GROUPS[group]}: {what} | {', '.join(map(str, batches))} |")
@@ -135,6 +177,8 @@ def main():
     ap.add_argument("--gpu", default="h100")
     ap.add_argument("--machine", default="h100")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy-probes.md"))
+    ap.add_argument("--ratio-gpu", default="h200", help="second GPU the probes were measured on")
+    ap.add_argument("--ratio-machine", default="h200", help="its machine file (specs, scaled)")
     args = ap.parse_args()
     env, measured = load_measured(os.path.join(HERE, "data", f"probes_{args.gpu}.jsonl"),
                                   os.path.join(HERE, "data", f"probe_kernels_{args.gpu}.jsonl"))

@@ -17,7 +17,7 @@ capture is reported and left out.
 
 The probe list (inputs, batches, what each probes) is probes.py.
 
-Usage: probe_runs.py --out FILE [--models a,b] [--max-seconds S] [--max-rounds N]
+Usage: probe_runs.py --out FILE [--models a,b] [--max-seconds S] [--max-rounds N] [--skip-export]
 """
 import os
 import sys
@@ -152,12 +152,14 @@ def make_input(spec, batch, dtype):
 
 
 def load_probe(name, onnx_dir):
-    """Exports NAME and returns its cases (one per dtype and batch)."""
+    """Exports NAME (unless onnx_dir is None) and returns its cases (one per
+    dtype and batch)."""
     build = BUILDERS[name]
     spec, batches, _, _ = PROBES[name]
     iname = "input_ids" if spec[0] == "tokens" else "input"
-    path, nodes = export_graph(name, build(), make_input(spec, 2, "fp32"), iname, onnx_dir)
-    print(f"# {name}: exported {nodes} nodes to {path}", flush=True)
+    if onnx_dir is not None:
+        path, nodes = export_graph(name, build(), make_input(spec, 2, "fp32"), iname, onnx_dir)
+        print(f"# {name}: exported {nodes} nodes to {path}", flush=True)
     cases = []
     for dtype in ("fp32", "fp16"):
         net = build().to(DEV).eval()
@@ -170,12 +172,15 @@ def load_probe(name, onnx_dir):
 
 
 def main():
-    args = parse_args(__doc__, max_rounds=3, models=tuple(PROBES))
+    args = parse_args(__doc__, max_rounds=3, models=tuple(PROBES),
+                      flags=[("--skip-export", "time only (the ONNX files are in tests/data/probes)")])
     names = args.models.split(",")
     set_reference_math()
     _register_diff_symbolic()
-    onnx_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "probes")
-    os.makedirs(onnx_dir, exist_ok=True)
+    onnx_dir = None
+    if not args.skip_export:
+        onnx_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "probes")
+        os.makedirs(onnx_dir, exist_ok=True)
     cases = []
     for name in names:
         try:

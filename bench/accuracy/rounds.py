@@ -19,13 +19,16 @@ from zoo import ZOO, INFER_BATCHES, INFER_DTYPES
 DEV = "cuda"
 
 
-def parse_args(doc, max_rounds, models=tuple(ZOO)):
-    """--out, --models (default MODELS), --max-seconds, --max-rounds; args.start is now."""
+def parse_args(doc, max_rounds, models=tuple(ZOO), flags=()):
+    """--out, --models (default MODELS), --max-seconds, --max-rounds, and the
+    store-true FLAGS ((name, help) pairs); args.start is now."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--models", default=",".join(models))
     ap.add_argument("--max-seconds", type=float, default=480)
     ap.add_argument("--max-rounds", type=int, default=max_rounds)
+    for name, help_text in flags:
+        ap.add_argument(name, action="store_true", help=help_text)
     args = ap.parse_args()
     args.start = time.time()
     return args
