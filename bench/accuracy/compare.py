@@ -222,6 +222,14 @@ def write_csv(rows, path):
             f.write(",".join(str(r.get(c, "")) for c in cols) + "\n")
 
 
+def write_markdown(path, lines, notes_path):
+    """The generated lines, then the hand-written notes file if there is one."""
+    if os.path.exists(notes_path):
+        lines = lines + [open(notes_path).read()]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def select(rows, mode, ho, key):
     return [r[key] for r in rows if r["mode"] == mode and r["held_out"] == ho and key in r]
 
@@ -292,11 +300,7 @@ def write_doc(rows, args):
                  f"{'yes' if r['held_out'] else ''} | {r['measured_gpu']:.3f} | {r['pred_gpu']:.3f} | "
                  f"{r['err_gpu']*100:+.1f} % | {eager} | {r['share_db']*100:.0f} % |")
     L.append("")
-    extra = os.path.join(HERE, "accuracy_notes.md")
-    if os.path.exists(extra):
-        L.append(open(extra).read())
-    with open(args.out, "w") as f:
-        f.write("\n".join(L) + "\n")
+    write_markdown(args.out, L, os.path.join(HERE, "accuracy_notes.md"))
     print(f"wrote {args.out}: {len(ok)} cases")
     for mode, key in (("inference", "err_gpu"), ("inference", "err_eager"), ("training", "err_gpu"),
                       ("inference", "err_ratio"), ("inference", "err_null")):

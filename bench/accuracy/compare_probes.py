@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from compare import estimate, fmt_metrics, metrics, svg_plot  # noqa: E402
+from compare import estimate, fmt_metrics, metrics, svg_plot, write_markdown  # noqa: E402
 from probes import GROUPS, PROBES  # noqa: E402
 
 PROBE_DIR = os.path.join(ROOT, "tests", "data", "probes")
@@ -164,11 +164,7 @@ def write_doc(rows, env, args):
           "|---|---|---|---|---|---|"]
     L += [case_line(r) for r in rows]
     L.append("")
-    notes = os.path.join(HERE, "probe_notes.md")
-    if os.path.exists(notes):
-        L.append(open(notes).read())
-    with open(args.out, "w") as f:
-        f.write("\n".join(L) + "\n")
+    write_markdown(args.out, L, os.path.join(HERE, "probe_notes.md"))
 
 
 def main():

@@ -30,7 +30,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference_runs import HfWrapper, _register_diff_symbolic, export_graph, graph_replay_ms  # noqa: E402
 from probes import PROBES  # noqa: E402
-from rounds import parse_args, run_rounds, set_reference_math  # noqa: E402
+from rounds import parse_args, resident_cases, run_rounds, set_reference_math  # noqa: E402
 
 DEV = "cuda"
 
@@ -160,15 +160,7 @@ def load_probe(name, onnx_dir):
     if onnx_dir is not None:
         path, nodes = export_graph(name, build(), make_input(spec, 2, "fp32"), iname, onnx_dir)
         print(f"# {name}: exported {nodes} nodes to {path}", flush=True)
-    cases = []
-    for dtype in ("fp32", "fp16"):
-        net = build().to(DEV).eval()
-        if dtype == "fp16":
-            net = net.half()
-        for batch in batches:
-            cases.append(dict(model=name, dtype=dtype, batch=batch, net=net,
-                              x=make_input(spec, batch, dtype), rounds=[]))
-    return cases
+    return resident_cases(name, build, lambda batch, dtype: make_input(spec, batch, dtype), batches)
 
 
 def main():

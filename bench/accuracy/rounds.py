@@ -41,16 +41,25 @@ def set_reference_math():
     torch.backends.cudnn.allow_tf32 = True
 
 
+def resident_cases(name, build_fn, input_fn, batches, dtypes=INFER_DTYPES):
+    """One case per dtype and batch, the model built once per dtype by
+    build_fn() and kept on the GPU with its input input_fn(batch, dtype)."""
+    cases = []
+    for dtype in dtypes:
+        model = build_fn().to(DEV).eval()
+        if dtype == "fp16":
+            model = model.half()
+        for batch in batches:
+            cases.append(dict(model=name, dtype=dtype, batch=batch, net=model,
+                              x=input_fn(batch, dtype), rounds=[]))
+    return cases
+
+
 def load_cases(models):
     cases = []
     for name in models:
-        for dtype in INFER_DTYPES:
-            model = build(name).to(DEV).eval()
-            if dtype == "fp16":
-                model = model.half()
-            for batch in INFER_BATCHES:
-                cases.append(dict(model=name, dtype=dtype, batch=batch, net=model,
-                                  x=make_input(name, batch, dtype), rounds=[]))
+        cases += resident_cases(name, lambda: build(name), lambda b, d: make_input(name, b, d),
+                                INFER_BATCHES)
     return cases
 
 

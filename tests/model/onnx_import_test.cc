@@ -24,10 +24,11 @@ std::string ReadBytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-Result<Graph> Load(const std::string& name, int64_t batch = 0) {
+Result<Graph> Load(const std::string& name, int64_t batch = 0,
+                   ShapeInferenceReport* report = nullptr) {
   ImportOptions options;
   options.batch = batch;
-  return LoadOnnxModel(ModelPath(name), options);
+  return LoadOnnxModel(ModelPath(name), options, report);
 }
 
 const Shape& DimsOf(const Graph& g, const std::string& tensor) {
@@ -239,9 +240,7 @@ TEST(OnnxImportTest, RecursiveLocalFunctionIsAnError) {
 
 TEST(OnnxImportTest, OpWithoutRuleUsesOnnxInference) {
   ShapeInferenceReport report;
-  ImportOptions options;
-  options.batch = 5;
-  auto g = LoadOnnxModel(ModelPath("fallback_eyelike.onnx"), options, &report);
+  auto g = Load("fallback_eyelike.onnx", 5, &report);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(report.ops_without_rule, (std::vector<std::string>{"EyeLike"}));
   EXPECT_EQ(DimsOf(*g, "output"), (Shape{5, 5}));
@@ -253,9 +252,7 @@ TEST(OnnxImportTest, OpWithoutRuleUsesOnnxInference) {
 // shapes it (3-D q, k, v; 4 query heads over 2 key/value heads; KV cache).
 TEST(OnnxImportTest, AttentionOpset23IsShapedByDlsim) {
   ShapeInferenceReport report;
-  ImportOptions options;
-  options.batch = 3;
-  auto g = LoadOnnxModel(ModelPath("attention_opset23.onnx"), options, &report);
+  auto g = Load("attention_opset23.onnx", 3, &report);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_EQ(g->opset, 23);
   EXPECT_TRUE(report.ops_without_rule.empty());
