@@ -79,6 +79,13 @@ def batched_gemm(d):
     return f"batched_gemm batch={b} m={m} n={n} k={k} trans_a=0 trans_b={tb} {tail(dtype, math_)}"
 
 
+def conv_key(n, c, h, w, k, r, s, stride, groups, dtype, math_):
+    """A conv_fwd key (docs/kernel-keys.md), padded to keep the size at stride 1."""
+    return (f"conv_fwd n={n} c={c} h={h} w={w} k={k} r={r} s={s} pad_h={r // 2} pad_w={s // 2} "
+            f"stride_h={stride} stride_w={stride} dil_h=1 dil_w=1 groups={groups} "
+            f"{tail(dtype, math_, 'nchw')}")
+
+
 def conv_shape(d):
     """(c, k, r, s, groups, stride, h, w) of one convolution family."""
     hw = d.choice([7, 14, 28, 56, 112, 224]) if d.chance(0.6) else d.log_int(4, 256)
@@ -122,9 +129,7 @@ def conv(d):
     nbytes = (n * c * h * w + k * (c // groups) * r * s + n * k * ho * wo) * size
     if flops > MAX_FLOPS[math_] or nbytes > MAX_BYTES:
         return None
-    return (f"conv_fwd n={n} c={c} h={h} w={w} k={k} r={r} s={s} pad_h={pad_h} pad_w={pad_w} "
-            f"stride_h={stride} stride_w={stride} dil_h=1 dil_w=1 groups={groups} "
-            f"{tail(dtype, math_, 'nchw')}")
+    return conv_key(n, c, h, w, k, r, s, stride, groups, dtype, math_)
 
 
 def rnn(d):

@@ -7,14 +7,14 @@ RegNetY's widths, nothing else). A grid, not any model's shapes."""
 import itertools
 import os
 
+from make_generic_sweep_jobs import conv_key
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "calibration", "jobs", "grouped-conv-sweep.txt")
 
 
 def key(n, c, hw, groups, stride, dtype, math):
-    return (f"conv_fwd n={n} c={c} h={hw} w={hw} k={c} r=3 s=3 pad_h=1 pad_w=1 "
-            f"stride_h={stride} stride_w={stride} dil_h=1 dil_w=1 groups={groups} "
-            f"dtype={dtype} math={math} layout=nchw")
+    return conv_key(n, c, hw, hw, c, 3, 3, stride, groups, dtype, math)
 
 
 def main():
