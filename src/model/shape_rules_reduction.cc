@@ -42,7 +42,7 @@ bool FoldReduce(const std::string& op, const TensorValue& v, const Shape& in,
     if (v.is_float)
       out->floats.push_back(a);
     else
-      out->ints.push_back(static_cast<int64_t>(a));
+      out->ints.push_back(SaturatingInt(a));
   }
   return true;
 }

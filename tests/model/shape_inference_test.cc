@@ -399,6 +399,19 @@ TEST(ShapeRulesTest, OverflowAndNegativeDimsAreErrors) {
   EXPECT_NE(s2.message().find("negative dim"), std::string::npos) << s2.message();
 }
 
+// A folded integer ReduceProd past int64 saturates instead of converting an
+// out-of-range double (undefined; found by fuzz/onnx_graph_fuzz).
+TEST(ShapeRulesTest, FoldedReduceProdSaturates) {
+  GraphBuilder b;
+  b.Ints("big", {int64_t{1} << 40, int64_t{1} << 40, -(int64_t{1} << 40)}, {3});
+  b.Op("ReduceProd", {"big"}, {"prod"});
+  SetInt(Last(b), "keepdims", 0);
+  Graph& g = b.graph();
+  Status s = InferShapes(g, nullptr);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Ints(g, "prod"), (std::vector<int64_t>{std::numeric_limits<int64_t>::min()}));
+}
+
 TEST(ShapeRulesTest, UnknownOpWithoutFallbackNamesNodeAndOp) {
   GraphBuilder b;
   b.Input("x", {2});
