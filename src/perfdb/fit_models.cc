@@ -44,8 +44,10 @@ std::string ClassName(const std::string& kind, const std::string& math) {
 }
 
 std::vector<double> Features(bool compute, const KeyFeatures& f) {
-  if (compute) return {1.0, f.flops_eff, f.bytes};
-  return {1.0, f.bytes};
+  std::vector<double> row = compute ? std::vector<double>{1.0, f.flops_eff, f.bytes}
+                                    : std::vector<double>{1.0, f.bytes};
+  row.insert(row.end(), f.terms.begin(), f.terms.end());
+  return row;
 }
 
 // Nearest-rank percentile of |relative error|; NaN for an empty set.
@@ -139,6 +141,7 @@ FitClassReport FitBase(const std::string& kind, const std::string& math,
   m.t0_s = c[0];
   m.s_per_flop = compute ? c[1] : 0.0;
   m.s_per_byte = compute ? c[2] : c[1];
+  m.s_per_term.assign(c.begin() + (compute ? 3 : 2), c.end());
   return m;
 }
 

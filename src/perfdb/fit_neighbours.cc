@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "dlsim/perfdb/rnn_algo.h"
 #include "dlsim/perfdb/work.h"
 
 namespace dlsim::perfdb_internal {
@@ -75,11 +76,20 @@ int IndexOf(const std::vector<T>& names, const std::string& name) {
 
 Result<KeyFeatures> FeaturesOfKey(const ParsedKey& key, int64_t sm_count) {
   DLSIM_ASSIGN_OR_RETURN(KeyWork work, WorkOfKey(key));
-  return KeyFeatures{work.flops / WaveEfficiency(work.tiles, sm_count), work.bytes, work.flops};
+  KeyFeatures f{work.flops / WaveEfficiency(work.tiles, sm_count), work.bytes, work.flops, {}};
+  if (key.kind == KernelKind::kRnnFwd || key.kind == KernelKind::kRnnBwdData ||
+      key.kind == KernelKind::kRnnBwdWeights) {
+    DLSIM_ASSIGN_OR_RETURN(f.terms, RnnSerialTerms(key, sm_count));
+  }
+  return f;
 }
 
 double BaseSeconds(const FitClassReport& m, const KeyFeatures& f) {
-  return m.t0_s + m.s_per_flop * f.flops_eff + m.s_per_byte * f.bytes;
+  double s = m.t0_s + m.s_per_flop * f.flops_eff + m.s_per_byte * f.bytes;
+  for (size_t i = 0; i < f.terms.size() && i < m.s_per_term.size(); ++i) {
+    s += m.s_per_term[i] * f.terms[i];
+  }
+  return s;
 }
 
 double PredictedSeconds(const FitClassReport& m, const KeyFeatures& f, double correction) {

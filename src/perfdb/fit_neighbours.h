@@ -32,11 +32,14 @@ struct KeyFeatures {
   double flops_eff = 0;
   double bytes = 0;
   double flops = 0;
+  // Kind-specific terms of the base model, e.g. an RNN's serial steps
+  // (RnnSerialTerms); empty for other kinds.
+  std::vector<double> terms;
 };
 // Errors: the key's work cannot be computed (WorkOfKey).
 Result<KeyFeatures> FeaturesOfKey(const ParsedKey& key, int64_t sm_count);
 
-// t0 + s_per_flop * flops_eff + s_per_byte * bytes.
+// t0 + s_per_flop * flops_eff + s_per_byte * bytes + s_per_term . terms.
 double BaseSeconds(const FitClassReport& model, const KeyFeatures& f);
 
 // The prediction: base x `correction`, at least min_s_per_flop * flops.

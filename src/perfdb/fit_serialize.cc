@@ -4,7 +4,8 @@
 // class's feature rows are built when it first prices a key; format 3 the
 // rate floor (min_s_per_flop); format 4 the channels-per-group features of
 // grouped convolutions (fit_neighbours.cc, FeatureParams), which move the
-// neighbours, and so the predictions, of stored models.
+// neighbours, and so the predictions, of stored models; format 5 the
+// kind-specific terms (s_per_term: an RNN's serial steps per algorithm).
 #include <cmath>
 #include <memory>
 
@@ -19,7 +20,7 @@ namespace {
 using nlohmann::json;
 using perfdb_internal::LazyNeighbourSet;
 using perfdb_internal::MeasuredKey;
-constexpr int kFitFormat = 4;
+constexpr int kFitFormat = 5;
 
 // JSON has no NaN: NaN is written as null and read back as NaN.
 json Number(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
@@ -30,6 +31,22 @@ Result<double> ReadNumber(const json& j, const char* field) {
   if (it->is_null()) return std::nan("");
   if (!it->is_number()) return ParseError(std::string("field '") + field + "' must be a number");
   return it->get<double>();
+}
+
+// "s_per_term": [number, ...], non-negative like every coefficient.
+Result<std::vector<double>> ReadTerms(const json& j) {
+  auto it = j.find("s_per_term");
+  if (it == j.end() || !it->is_array()) {
+    return ParseError("field 's_per_term' missing or not an array");
+  }
+  std::vector<double> terms;
+  for (const json& v : *it) {
+    if (!v.is_number() || !(v.get<double>() >= 0)) {
+      return ParseError("field 's_per_term' must hold non-negative numbers");
+    }
+    terms.push_back(v.get<double>());
+  }
+  return terms;
 }
 
 Result<FitClassReport> ReadClass(const json& j) {
@@ -44,6 +61,7 @@ Result<FitClassReport> ReadClass(const json& j) {
   DLSIM_ASSIGN_OR_RETURN(m.t0_s, ReadNumber(j, "t0_s"));
   DLSIM_ASSIGN_OR_RETURN(m.s_per_flop, ReadNumber(j, "s_per_flop"));
   DLSIM_ASSIGN_OR_RETURN(m.s_per_byte, ReadNumber(j, "s_per_byte"));
+  DLSIM_ASSIGN_OR_RETURN(m.s_per_term, ReadTerms(j));
   DLSIM_ASSIGN_OR_RETURN(m.min_s_per_flop, ReadNumber(j, "min_s_per_flop"));
   DLSIM_ASSIGN_OR_RETURN(double n_train, ReadNumber(j, "n_train"));
   DLSIM_ASSIGN_OR_RETURN(double n_test, ReadNumber(j, "n_test"));
@@ -149,6 +167,7 @@ std::string FittedModels::ToJson() const {
     c["t0_s"] = Number(m.t0_s);
     c["s_per_flop"] = Number(m.s_per_flop);
     c["s_per_byte"] = Number(m.s_per_byte);
+    c["s_per_term"] = m.s_per_term;
     c["min_s_per_flop"] = Number(m.min_s_per_flop);
     c["n_train"] = m.n_train;
     c["n_test"] = m.n_test;

@@ -15,7 +15,7 @@ std::vector<double> FitNonNegativeRelative(const std::vector<std::vector<double>
   DLSIM_CHECK(!rows.empty() && rows.size() == y.size());
   const int n = static_cast<int>(rows.size());
   const int p = static_cast<int>(rows[0].size());
-  DLSIM_CHECK(p >= 1 && p <= 6);
+  DLSIM_CHECK(p >= 1 && p <= 12);
   Eigen::MatrixXd a(n, p);
   for (int i = 0; i < n; ++i) {
     DLSIM_CHECK(y[i] > 0 && static_cast<int>(rows[i].size()) == p);

@@ -8,7 +8,7 @@ namespace dlsim::perfdb_internal {
 
 // Non-negative coefficients c minimising sum_i ((x_i . c - y_i) / y_i)^2,
 // i.e. the squared relative error of a linear model. `rows` are the feature
-// vectors x_i (all of one length p <= 6), `y` the positive targets. Exact for
+// vectors x_i (all of one length p <= 12), `y` the positive targets. Exact for
 // small p: every subset of free columns is solved by unconstrained least
 // squares and the best subset whose solution is non-negative wins (the
 // active-set optimum of Lawson & Hanson's NNLS is one of those subsets).

@@ -187,12 +187,12 @@ TEST(FitNeighboursTest, GroupedConvolutionsBorrowFromGroupedKeysOfTheirGroupWidt
               1.0, 1e-12);
 }
 
-// A format-4 model set of one copy class, with two measured keys.
+// A format-5 model set of one copy class, with two measured keys.
 std::string MinimalJson(const std::string& format, const std::string& measured) {
   return "{\"format\":" + format +
          ",\"gpu_name\":\"G\",\"sm_count\":132,\"neighbours_k\":4,\"classes\":[{"
          "\"kind\":\"copy\",\"math\":\"fp32\",\"t0_s\":2e-06,\"s_per_flop\":0.0,"
-         "\"s_per_byte\":3e-13,\"min_s_per_flop\":0.0,\"n_train\":2,\"n_test\":0,\"train_median_rel_err\":0.0,"
+         "\"s_per_byte\":3e-13,\"s_per_term\":[],\"min_s_per_flop\":0.0,\"n_train\":2,\"n_test\":0,\"train_median_rel_err\":0.0,"
          "\"test_median_rel_err\":null,\"test_p90_rel_err\":null,"
          "\"base_test_median_rel_err\":null,\"base_test_p90_rel_err\":null,"
          "\"measured\":" +
@@ -203,7 +203,7 @@ TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
   const std::string measured =
       "[[\"copy op=cast elems=1000 dtype=fp32 math=fp32 layout=-\",4e-06],"
       "[\"copy op=cast elems=2000 dtype=fp32 math=fp32 layout=-\",5e-06]]";
-  auto ok = FittedModels::FromJson(MinimalJson("4", measured));
+  auto ok = FittedModels::FromJson(MinimalJson("5", measured));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->Find(KernelKind::kCopy, "fp32")->n_neighbours, 2);
   EXPECT_TRUE(std::isnan(ok->Find(KernelKind::kCopy, "fp32")->test_p90_rel_err));
@@ -211,25 +211,25 @@ TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
   // the other one farther.
   EXPECT_TRUE(ok->PredictSeconds(Parse(CopyKey("cast", 1000))).has_value());
 
-  auto old = FittedModels::FromJson(MinimalJson("3", measured));
+  auto old = FittedModels::FromJson(MinimalJson("4", measured));
   EXPECT_EQ(old.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(old.status().message().find("fitted-model format 3, this build reads format 4"),
+  EXPECT_NE(old.status().message().find("fitted-model format 4, this build reads format 5"),
             std::string::npos)
       << old.status().message();
 
-  auto no_measured = FittedModels::FromJson(MinimalJson("4", "7"));
+  auto no_measured = FittedModels::FromJson(MinimalJson("5", "7"));
   EXPECT_EQ(no_measured.status().code(), StatusCode::kParseError);
   EXPECT_NE(no_measured.status().message().find("classes[0]: field 'measured'"),
             std::string::npos)
       << no_measured.status().message();
 
-  auto bad_time = FittedModels::FromJson(MinimalJson("4", "[[\"copy op=cast elems=1\",0]]"));
+  auto bad_time = FittedModels::FromJson(MinimalJson("5", "[[\"copy op=cast elems=1\",0]]"));
   EXPECT_EQ(bad_time.status().code(), StatusCode::kParseError);
   EXPECT_NE(bad_time.status().message().find("measured[0] must be [key, time_s]"),
             std::string::npos)
       << bad_time.status().message();
 
-  std::string no_k = MinimalJson("4", measured);
+  std::string no_k = MinimalJson("5", measured);
   no_k.replace(no_k.find("\"neighbours_k\":4,"), 17, "");
   EXPECT_EQ(FittedModels::FromJson(no_k).status().code(), StatusCode::kParseError);
   EXPECT_EQ(FittedModels::FromJson("{\"gpu_name\":\"G\"}").status().code(),

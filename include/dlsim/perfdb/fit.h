@@ -24,7 +24,9 @@ class LazyNeighbourSet;
 
 // One class's model: the base model
 //   base_s = t0_s + s_per_flop * flops / wave_efficiency + s_per_byte * bytes
-// (s_per_flop is 0 for memory-bound kinds) times the neighbour correction, the
+//            + sum_i s_per_term[i] * term_i
+// (s_per_flop is 0 for memory-bound kinds; the terms are kind-specific, an
+// RNN's serial steps per cuDNN algorithm, dlsim/perfdb/rnn_algo.h) times the neighbour correction, the
 // weighted geometric mean of measured / base over the class's measured keys
 // nearest to the query (docs/perfdb.md, "Neighbour correction"), and never
 // below min_s_per_flop * flops.
@@ -37,6 +39,9 @@ struct FitClassReport {
   double t0_s = 0;
   double s_per_flop = 0;  // 1 / effective FLOP/s
   double s_per_byte = 0;  // 1 / effective bytes/s
+  // Seconds per unit of each kind-specific term (RNNs: RnnSerialTerms, in
+  // its order); empty for kinds without such terms.
+  std::vector<double> s_per_term;
   // 1 / the fastest FLOP rate measured in the class's math mode by any
   // compute kind (0 for memory-bound kinds): no prediction is faster than
   // min_s_per_flop * flops, so a GEMM far larger than any measured one is not

@@ -1,0 +1,132 @@
+// Which cuDNN RNN algorithm PyTorch runs, from the key's parameters, and the
+// fitted model's serial terms (include/dlsim/perfdb/rnn_algo.h).
+#include "dlsim/perfdb/rnn_algo.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace dlsim {
+namespace {
+
+// The PyTorch rule needs compute capability 8+ and at least 98 SMs; the key
+// carries no compute capability, so the SM count stands in for both.
+constexpr int64_t kPersistMinSms = 98;
+
+struct RnnShape {
+  std::string cell;
+  std::string dtype;
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0, layers = 0, dirs = 0;
+};
+
+Result<int64_t> PositiveParam(const ParsedKey& key, const char* name) {
+  for (const auto& [n, v] : key.params) {
+    if (n != name) continue;
+    char* end = nullptr;
+    const long long value = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || value <= 0) {
+      return InvalidArgument(std::string("rnn key: parameter ") + name + "=" + v +
+                             " is not a positive integer");
+    }
+    return static_cast<int64_t>(value);
+  }
+  return InvalidArgument(std::string("rnn key: missing parameter '") + name + "'");
+}
+
+std::string StrParam(const ParsedKey& key, const char* name) {
+  for (const auto& [n, v] : key.params) {
+    if (n == name) return v;
+  }
+  return "";
+}
+
+bool IsRnnKind(KernelKind kind) {
+  return kind == KernelKind::kRnnFwd || kind == KernelKind::kRnnBwdData ||
+         kind == KernelKind::kRnnBwdWeights;
+}
+
+Result<RnnShape> ShapeOf(const ParsedKey& key) {
+  if (!IsRnnKind(key.kind)) {
+    return InvalidArgument(std::string("not an rnn key: kind ") + KernelKindName(key.kind));
+  }
+  RnnShape s;
+  s.cell = StrParam(key, "cell");
+  s.dtype = key.dtype;
+  DLSIM_ASSIGN_OR_RETURN(s.seq, PositiveParam(key, "seq"));
+  DLSIM_ASSIGN_OR_RETURN(s.batch, PositiveParam(key, "batch"));
+  DLSIM_ASSIGN_OR_RETURN(s.input, PositiveParam(key, "input"));
+  DLSIM_ASSIGN_OR_RETURN(s.hidden, PositiveParam(key, "hidden"));
+  DLSIM_ASSIGN_OR_RETURN(s.layers, PositiveParam(key, "layers"));
+  DLSIM_ASSIGN_OR_RETURN(s.dirs, PositiveParam(key, "dirs"));
+  return s;
+}
+
+bool IsPlainRnn(const std::string& cell) { return cell == "rnn_tanh" || cell == "rnn_relu"; }
+
+bool UsesPersistSmallH(const RnnShape& s, bool forward) {
+  if (IsPlainRnn(s.cell)) return s.hidden <= (forward ? 384 : 256);
+  return s.hidden <= (forward ? 192 : 128);
+}
+
+bool UsesPersistStatic(const RnnShape& s, int64_t sm_count) {
+  if (s.dtype != "fp16" || sm_count < kPersistMinSms) return false;
+  const bool common = s.layers == 1 && s.dirs == 1 && s.hidden <= 1024 && s.hidden % 128 == 0 &&
+                      s.input % 128 == 0;
+  const bool batch_ok = s.batch % 8 == 0 && s.batch <= 128;
+  if (!common || !batch_ok) return false;
+  if (s.cell == "lstm") return true;
+  return IsPlainRnn(s.cell) && (s.batch < 96 || s.hidden < 896);
+}
+
+RnnAlgo AlgoOf(const RnnShape& s, bool forward, int64_t sm_count) {
+  if (UsesPersistSmallH(s, forward)) return RnnAlgo::kPersistSmallH;
+  if (UsesPersistStatic(s, sm_count)) return RnnAlgo::kPersistStatic;
+  return RnnAlgo::kStandard;
+}
+
+int Gates(const std::string& cell) { return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1; }
+
+}  // namespace
+
+const char* RnnAlgoName(RnnAlgo algo) {
+  switch (algo) {
+    case RnnAlgo::kStandard: return "standard";
+    case RnnAlgo::kPersistSmallH: return "persist_small_h";
+    case RnnAlgo::kPersistStatic: return "persist_static";
+  }
+  return "?";
+}
+
+Result<RnnAlgo> RnnAlgoOfKey(const ParsedKey& key, int64_t sm_count) {
+  DLSIM_ASSIGN_OR_RETURN(RnnShape s, ShapeOf(key));
+  return AlgoOf(s, key.kind == KernelKind::kRnnFwd, sm_count);
+}
+
+Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_count) {
+  DLSIM_ASSIGN_OR_RETURN(RnnShape s, ShapeOf(key));
+  // Layer l runs step t while layer l+1 runs step t-1: the critical path is
+  // seq + layers - 1 steps long, while every layer's steps cost work.
+  const double wavefront = double(s.seq + s.layers - 1);
+  const double steps = double(s.seq) * s.layers;
+  const double h = double(s.hidden);
+  std::vector<double> terms(kRnnSerialTerms, 0.0);
+  switch (AlgoOf(s, key.kind == KernelKind::kRnnFwd, sm_count)) {
+    case RnnAlgo::kStandard:
+      terms[0] = wavefront;
+      terms[1] = wavefront * h;
+      terms[2] = steps * h;
+      break;
+    case RnnAlgo::kPersistSmallH:
+      terms[3] = double(s.layers);
+      terms[4] = double(s.layers) * Gates(s.cell) * h * h;
+      terms[5] = wavefront;
+      terms[6] = wavefront * h;
+      break;
+    case RnnAlgo::kPersistStatic:
+      terms[7] = steps;
+      terms[8] = steps * double(s.batch) * h;
+      break;
+  }
+  return terms;
+}
+
+}  // namespace dlsim
