@@ -103,10 +103,12 @@ Result<RnnAlgo> RnnAlgoOfKey(const ParsedKey& key, int64_t sm_count) {
 
 Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_count) {
   DLSIM_ASSIGN_OR_RETURN(RnnShape s, ShapeOf(key));
-  // Layer l runs step t while layer l+1 runs step t-1: the critical path is
-  // seq + layers - 1 steps long, while every layer's steps cost work.
-  const double wavefront = double(s.seq + s.layers - 1);
+  // The standard algorithm runs layer l's step t beside layer l+1's step
+  // t-1: a critical path of seq + layers - 1 steps, while every layer's steps
+  // cost work. Not when bidirectional: layer l+1's first step needs layer l's
+  // backward direction, which ends last, so the layers run one after another.
   const double steps = double(s.seq) * s.layers;
+  const double wavefront = s.dirs > 1 ? steps : double(s.seq + s.layers - 1);
   const double h = double(s.hidden);
   std::vector<double> terms(kRnnSerialTerms, 0.0);
   switch (AlgoOf(s, key.kind == KernelKind::kRnnFwd, sm_count)) {
@@ -118,8 +120,8 @@ Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_coun
     case RnnAlgo::kPersistSmallH:
       terms[3] = double(s.layers);
       terms[4] = double(s.layers) * Gates(s.cell) * h * h;
-      terms[5] = wavefront;
-      terms[6] = wavefront * h;
+      terms[5] = steps;  // one persistent kernel per layer, in turn
+      terms[6] = steps * h;
       break;
     case RnnAlgo::kPersistStatic:
       terms[7] = steps;

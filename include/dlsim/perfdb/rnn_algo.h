@@ -39,12 +39,12 @@ inline constexpr int kRnnSerialTerms = 9;
 
 // The serial terms of an RNN key, all zero but its algorithm's, in order:
 //   standard:        wavefront, wavefront * hidden, steps * hidden
-//   persist small-h: layers, layers * gates * hidden^2, wavefront,
-//                    wavefront * hidden
+//   persist small-h: layers, layers * gates * hidden^2, steps, steps * hidden
 //   persist static:  steps, steps * batch * hidden
 // where steps = seq * layers and wavefront = seq + layers - 1, the critical
-// path when layer l+1 runs a step behind layer l (the two directions run
-// side by side).
+// path when layer l+1 runs a step behind layer l (steps when bidirectional:
+// the next layer waits for the backward direction; the two directions of a
+// layer run side by side). Persistent kernels run one layer after another.
 Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_count);
 
 }  // namespace dlsim
