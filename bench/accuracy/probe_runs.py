@@ -99,6 +99,21 @@ class UNetGroupNorm(nn.Module):
         return self.out(self.u1(torch.cat([u, h1], dim=1)))
 
 
+class RnnProbe(nn.Module):
+    """A recurrent stack with a Linear head on the last step, like the zoo's lstm2."""
+
+    def __init__(self, cell, inputs, hidden, layers, bidirectional=False):
+        super().__init__()
+        rnn = nn.LSTM if cell == "lstm" else nn.GRU
+        self.rnn = rnn(inputs, hidden, num_layers=layers, batch_first=True,
+                       bidirectional=bidirectional)
+        self.head = nn.Linear(hidden * (2 if bidirectional else 1), 10)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.head(y[:, -1, :])
+
+
 def llama_small():
     import transformers as tf
     cfg = tf.LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
@@ -136,6 +151,10 @@ BUILDERS = {
     "einsum_attention": EinsumAttention,
     "causal_sdpa_block": lambda: nn.Sequential(*[CausalBlock() for _ in range(4)]),
     "big_linear": lambda: nn.Linear(8192, 8192, bias=False),
+    "lstm_h256_seq128": lambda: RnnProbe("lstm", 128, 256, 1),
+    "gru_h1024": lambda: RnnProbe("gru", 512, 1024, 1),
+    "lstm_bidir_h384": lambda: RnnProbe("lstm", 256, 384, 2, bidirectional=True),
+    "lstm_h128_3layer": lambda: RnnProbe("lstm", 64, 128, 3),
 }
 
 

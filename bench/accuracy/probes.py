@@ -32,4 +32,13 @@ PROBES = {
                           "4 decoder blocks on causal scaled-dot-product attention"),
     "big_linear": (("seq", 512, 8192), (1, 16), "block",
                    "one 8192x8192 Linear: 8192^3 at batch 16, larger than any calibrated GEMM"),
+    # Recurrent layers at sizes no calibration measured (added in the ninth
+    # session, after the fitted RNN model was written; never fitted on).
+    "lstm_h256_seq128": (("seq", 128, 128), (1, 16, 64), "model",
+                         "one-layer LSTM, hidden 256, 128 steps (fp16 batch 16/64: persistent kernel)"),
+    "gru_h1024": (("seq", 32, 512), (1, 16, 64), "model", "one-layer GRU, hidden 1024, 32 steps"),
+    "lstm_bidir_h384": (("seq", 50, 256), (1, 16), "model",
+                        "two-layer bidirectional LSTM, hidden 384, 50 steps"),
+    "lstm_h128_3layer": (("seq", 200, 64), (1, 16), "model",
+                         "three-layer LSTM, hidden 128, 200 steps (small-hidden persistent kernel)"),
 }
