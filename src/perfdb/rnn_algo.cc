@@ -108,7 +108,7 @@ Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_coun
   // cost work. Not when bidirectional: layer l+1's first step needs layer l's
   // backward direction, which ends last, so the layers run one after another.
   const double steps = double(s.seq) * s.layers;
-  const double wavefront = s.dirs > 1 ? steps : double(s.seq + s.layers - 1);
+  const double wavefront = s.dirs > 1 ? steps : double(s.seq) + double(s.layers) - 1;
   const double h = double(s.hidden);
   std::vector<double> terms(kRnnSerialTerms, 0.0);
   switch (AlgoOf(s, key.kind == KernelKind::kRnnFwd, sm_count)) {
