@@ -77,8 +77,7 @@ int IndexOf(const std::vector<T>& names, const std::string& name) {
 Result<KeyFeatures> FeaturesOfKey(const ParsedKey& key, int64_t sm_count) {
   DLSIM_ASSIGN_OR_RETURN(KeyWork work, WorkOfKey(key));
   KeyFeatures f{work.flops / WaveEfficiency(work.tiles, sm_count), work.bytes, work.flops, {}};
-  if (key.kind == KernelKind::kRnnFwd || key.kind == KernelKind::kRnnBwdData ||
-      key.kind == KernelKind::kRnnBwdWeights) {
+  if (IsRnnKind(key.kind)) {
     DLSIM_ASSIGN_OR_RETURN(f.terms, RnnSerialTerms(key, sm_count));
   }
   return f;

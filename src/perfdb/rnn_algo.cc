@@ -2,8 +2,9 @@
 // fitted model's serial terms (include/dlsim/perfdb/rnn_algo.h).
 #include "dlsim/perfdb/rnn_algo.h"
 
-#include <cstdlib>
 #include <string>
+
+#include "key_params.h"
 
 namespace dlsim {
 namespace {
@@ -18,45 +19,20 @@ struct RnnShape {
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, layers = 0, dirs = 0;
 };
 
-Result<int64_t> PositiveParam(const ParsedKey& key, const char* name) {
-  for (const auto& [n, v] : key.params) {
-    if (n != name) continue;
-    char* end = nullptr;
-    const long long value = std::strtoll(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || value <= 0) {
-      return InvalidArgument(std::string("rnn key: parameter ") + name + "=" + v +
-                             " is not a positive integer");
-    }
-    return static_cast<int64_t>(value);
-  }
-  return InvalidArgument(std::string("rnn key: missing parameter '") + name + "'");
-}
-
-std::string StrParam(const ParsedKey& key, const char* name) {
-  for (const auto& [n, v] : key.params) {
-    if (n == name) return v;
-  }
-  return "";
-}
-
-bool IsRnnKind(KernelKind kind) {
-  return kind == KernelKind::kRnnFwd || kind == KernelKind::kRnnBwdData ||
-         kind == KernelKind::kRnnBwdWeights;
-}
-
 Result<RnnShape> ShapeOf(const ParsedKey& key) {
   if (!IsRnnKind(key.kind)) {
     return InvalidArgument(std::string("not an rnn key: kind ") + KernelKindName(key.kind));
   }
+  const perfdb_internal::Params p(key);
   RnnShape s;
-  s.cell = StrParam(key, "cell");
+  s.cell = p.Str("cell");
   s.dtype = key.dtype;
-  DLSIM_ASSIGN_OR_RETURN(s.seq, PositiveParam(key, "seq"));
-  DLSIM_ASSIGN_OR_RETURN(s.batch, PositiveParam(key, "batch"));
-  DLSIM_ASSIGN_OR_RETURN(s.input, PositiveParam(key, "input"));
-  DLSIM_ASSIGN_OR_RETURN(s.hidden, PositiveParam(key, "hidden"));
-  DLSIM_ASSIGN_OR_RETURN(s.layers, PositiveParam(key, "layers"));
-  DLSIM_ASSIGN_OR_RETURN(s.dirs, PositiveParam(key, "dirs"));
+  DLSIM_ASSIGN_OR_RETURN(s.seq, p.Int("seq"));
+  DLSIM_ASSIGN_OR_RETURN(s.batch, p.Int("batch"));
+  DLSIM_ASSIGN_OR_RETURN(s.input, p.Int("input"));
+  DLSIM_ASSIGN_OR_RETURN(s.hidden, p.Int("hidden"));
+  DLSIM_ASSIGN_OR_RETURN(s.layers, p.Int("layers"));
+  DLSIM_ASSIGN_OR_RETURN(s.dirs, p.Int("dirs"));
   return s;
 }
 
@@ -86,6 +62,11 @@ RnnAlgo AlgoOf(const RnnShape& s, bool forward, int64_t sm_count) {
 int Gates(const std::string& cell) { return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1; }
 
 }  // namespace
+
+bool IsRnnKind(KernelKind kind) {
+  return kind == KernelKind::kRnnFwd || kind == KernelKind::kRnnBwdData ||
+         kind == KernelKind::kRnnBwdWeights;
+}
 
 const char* RnnAlgoName(RnnAlgo algo) {
   switch (algo) {

@@ -6,38 +6,12 @@
 
 #include <cstdlib>
 
+#include "key_params.h"
+
 namespace dlsim {
 namespace {
 
-class Params {
- public:
-  explicit Params(const ParsedKey& key) : key_(key) {}
-
-  // A positive integer parameter (zero allowed when `allow_zero`).
-  Result<int64_t> Int(const std::string& name, bool allow_zero = false) const {
-    for (const auto& [n, v] : key_.params) {
-      if (n != name) continue;
-      char* end = nullptr;
-      long long value = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || value < 0 || (value == 0 && !allow_zero)) {
-        return InvalidArgument(Where() + ": parameter " + name + "=" + v +
-                               " is not a positive integer");
-      }
-      return static_cast<int64_t>(value);
-    }
-    return InvalidArgument(Where() + ": missing parameter '" + name + "'");
-  }
-  std::string Str(const std::string& name) const {
-    for (const auto& [n, v] : key_.params) {
-      if (n == name) return v;
-    }
-    return "";
-  }
-  std::string Where() const { return std::string("kernel key of kind ") + KernelKindName(key_.kind); }
-
- private:
-  const ParsedKey& key_;
-};
+using perfdb_internal::Params;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

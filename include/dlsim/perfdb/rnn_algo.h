@@ -23,6 +23,9 @@ enum class RnnAlgo { kStandard, kPersistSmallH, kPersistStatic };
 
 const char* RnnAlgoName(RnnAlgo algo);
 
+// rnn_fwd, rnn_bwd_data or rnn_bwd_weights: the kinds with serial terms.
+bool IsRnnKind(KernelKind kind);
+
 // PyTorch's choice (ATen's cuDNN RNN get_algo, described, not copied):
 // persist small-h when the hidden size is at most 192 for LSTM/GRU or 384
 // for plain RNNs (forward; 128 and 256 backward); else, for fp16 on a GPU of
