@@ -155,6 +155,9 @@ BUILDERS = {
     "gru_h1024": lambda: RnnProbe("gru", 512, 1024, 1),
     "lstm_bidir_h384": lambda: RnnProbe("lstm", 256, 384, 2, bidirectional=True),
     "lstm_h128_3layer": lambda: RnnProbe("lstm", 64, 128, 3),
+    "gru_2layer_h256": lambda: RnnProbe("gru", 80, 256, 2),
+    "lstm_h768_seq64": lambda: RnnProbe("lstm", 256, 768, 1),
+    "gru_bidir_h128": lambda: RnnProbe("gru", 40, 128, 1, bidirectional=True),
 }
 
 

@@ -41,4 +41,12 @@ PROBES = {
                         "two-layer bidirectional LSTM, hidden 384, 50 steps"),
     "lstm_h128_3layer": (("seq", 200, 64), (1, 16), "model",
                          "three-layer LSTM, hidden 128, 200 steps (small-hidden persistent kernel)"),
+    # Three more, chosen in the tenth session before the RNN sweep
+    # (calibration/jobs/rnn-sweep.txt, which leaves their keys out) was measured.
+    "gru_2layer_h256": (("seq", 100, 80), (1, 16, 64), "model",
+                        "two-layer GRU, hidden 256, 100 steps of 80 features (speech-like)"),
+    "lstm_h768_seq64": (("seq", 64, 256), (1, 16, 64), "model",
+                        "one-layer LSTM, hidden 768, 64 steps (fp16 batch 16/64: persistent kernel)"),
+    "gru_bidir_h128": (("seq", 150, 40), (1, 16, 64), "model",
+                       "bidirectional GRU, hidden 128, 150 steps (small-hidden persistent kernel)"),
 }
