@@ -46,9 +46,16 @@ using Params = std::vector<std::pair<std::string, std::string>>;
 // a layout transform around one, or one call per group; 24 channels per
 // group take 2-3x the time of 16 or 32 on the H100), so it finds its
 // neighbours among grouped keys of similar group width. Dense keys lack the
-// two fields, which keeps them apart (kMismatchDistance each).
-Params FeatureParams(const ParsedKey& key) {
+// two fields, which keeps them apart (kMismatchDistance each). An RNN key
+// gets the cuDNN algorithm PyTorch would run it with (rnn_algo.h) as a
+// category: a persistent kernel's time follows other laws than the standard
+// algorithm's, so a key's neighbours are first those of its own algorithm.
+Params FeatureParams(const ParsedKey& key, int64_t sm_count) {
   Params params = key.params;
+  if (IsRnnKind(key.kind)) {
+    auto algo = RnnAlgoOfKey(key, sm_count);
+    if (algo.ok()) params.emplace_back("algo", RnnAlgoName(*algo));
+  }
   int64_t c = 0, k = 0, groups = 0;
   for (const auto& [name, value] : key.params) {
     int64_t v = 0;
@@ -99,6 +106,7 @@ NeighbourSet NeighbourSet::Build(const std::vector<MeasuredKey>& measured,
                                  const FitClassReport& model, int64_t sm_count, int k) {
   NeighbourSet set;
   set.k_ = k;
+  set.sm_count_ = sm_count;
   std::vector<ParsedKey> keys;
   std::vector<KeyFeatures> features;
   for (const MeasuredKey& m : measured) {
@@ -142,7 +150,7 @@ void NeighbourSet::AddToLayout(const ParsedKey& key) {
     }
     cat_codes_[i].emplace(value, static_cast<int>(cat_codes_[i].size()));
   };
-  for (const auto& [name, value] : FeatureParams(key)) {
+  for (const auto& [name, value] : FeatureParams(key, sm_count_)) {
     int64_t v = 0;
     if (!IsCount(value, &v)) {
       add_cat(name, value);
@@ -175,7 +183,7 @@ NeighbourSet::Encoded NeighbourSet::Encode(const ParsedKey& key, const KeyFeatur
     auto it = cat_codes_[i].find(value);
     e.cat[i] = it == cat_codes_[i].end() ? -2 : it->second;
   };
-  for (const auto& [name, value] : FeatureParams(key)) {
+  for (const auto& [name, value] : FeatureParams(key, sm_count_)) {
     int64_t v = 0;
     if (!IsCount(value, &v)) {
       set_cat(name, value);

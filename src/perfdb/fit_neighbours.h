@@ -93,6 +93,7 @@ class NeighbourSet {
                     std::vector<Near>* best) const;
 
   int k_ = 0;
+  int64_t sm_count_ = 0;  // of the GPU the keys were measured on
   // Numeric columns: log2 FLOPs, log2 bytes, then per integer parameter
   // (param_names_[i]) its log2 at 2 + 2i and its alignment at 3 + 2i.
   std::vector<std::string> param_names_;

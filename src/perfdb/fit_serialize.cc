@@ -5,7 +5,9 @@
 // rate floor (min_s_per_flop); format 4 the channels-per-group features of
 // grouped convolutions (fit_neighbours.cc, FeatureParams), which move the
 // neighbours, and so the predictions, of stored models; format 5 the
-// kind-specific terms (s_per_term: an RNN's serial steps per algorithm).
+// kind-specific terms (s_per_term: an RNN's serial steps per algorithm);
+// format 6 the small-h RNN terms per direction and per weight, and the RNN
+// algorithm as a neighbour category, which move stored models' predictions.
 #include <cmath>
 #include <memory>
 
@@ -20,7 +22,7 @@ namespace {
 using nlohmann::json;
 using perfdb_internal::LazyNeighbourSet;
 using perfdb_internal::MeasuredKey;
-constexpr int kFitFormat = 5;
+constexpr int kFitFormat = 6;
 
 // JSON has no NaN: NaN is written as null and read back as NaN.
 json Number(double v) { return std::isnan(v) ? json(nullptr) : json(v); }

@@ -98,12 +98,17 @@ Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_coun
       terms[1] = wavefront * h;
       terms[2] = steps * h;
       break;
-    case RnnAlgo::kPersistSmallH:
-      terms[3] = double(s.layers);
-      terms[4] = double(s.layers) * Gates(s.cell) * h * h;
-      terms[5] = steps;  // one persistent kernel per layer, in turn
-      terms[6] = steps * h;
+    case RnnAlgo::kPersistSmallH: {
+      // One persistent kernel per layer and direction, in turn; each step
+      // reads the layer's recurrent weights (gates * hidden^2) again.
+      const double runs = double(s.layers) * s.dirs;
+      const double weights = Gates(s.cell) * h * h;
+      terms[3] = runs;
+      terms[4] = runs * weights;
+      terms[5] = steps * s.dirs;
+      terms[6] = steps * s.dirs * weights;
       break;
+    }
     case RnnAlgo::kPersistStatic:
       terms[7] = steps;
       terms[8] = steps * double(s.batch) * h;

@@ -187,7 +187,38 @@ TEST(FitNeighboursTest, GroupedConvolutionsBorrowFromGroupedKeysOfTheirGroupWidt
               1.0, 1e-12);
 }
 
-// A format-5 model set of one copy class, with two measured keys.
+std::string LstmKey(int64_t hidden) {
+  return "rnn_fwd cell=lstm seq=64 batch=16 input=256 hidden=" + std::to_string(hidden) +
+         " layers=1 dirs=1 dtype=fp16 math=fp16 layout=-";
+}
+
+TEST(FitNeighboursTest, RecurrentKeysBorrowFromKeysOfTheirAlgorithm) {
+  // Hidden 200 runs cuDNN's standard algorithm (rnn_algo.h), 192 a
+  // persistent small-h kernel: with k = 1 the query takes its correction
+  // from hidden 320, the nearest key of its own algorithm, not from 192.
+  // Every other key is measured 1.5x slow, so the base model cannot pass
+  // through all of them and the two candidates' corrections differ.
+  std::vector<MeasurementRecord> records;
+  const std::vector<int64_t> hiddens = {32, 48, 64, 96, 128, 160, 176, 192,
+                                        320, 384, 512, 640, 768, 1024};
+  for (size_t i = 0; i < hiddens.size(); ++i) {
+    const double h = double(hiddens[i]);
+    records.push_back(Record(LstmKey(hiddens[i]), (2e-5 + 1e-9 * h * h) * (i % 2 ? 1.5 : 1.0)));
+  }
+  auto models = FitModels(records, kSms, Options(0, 1));
+  ASSERT_TRUE(models.ok()) << models.status().ToString();
+  auto ratio = [&](int64_t h) {
+    const size_t i = std::find(hiddens.begin(), hiddens.end(), h) - hiddens.begin();
+    return records[i].median_ms * 1e-3 / *models->PredictBaseSeconds(Parse(LstmKey(h)));
+  };
+  ASSERT_GT(std::abs(std::log(ratio(320) / ratio(192))), 0.1);
+  const std::string query = LstmKey(200);
+  EXPECT_NEAR(*models->PredictSeconds(Parse(query)) /
+                  (*models->PredictBaseSeconds(Parse(query)) * ratio(320)),
+              1.0, 1e-12);
+}
+
+// A format-6 model set of one copy class, with two measured keys.
 std::string MinimalJson(const std::string& format, const std::string& measured) {
   return "{\"format\":" + format +
          ",\"gpu_name\":\"G\",\"sm_count\":132,\"neighbours_k\":4,\"classes\":[{"
@@ -203,7 +234,7 @@ TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
   const std::string measured =
       "[[\"copy op=cast elems=1000 dtype=fp32 math=fp32 layout=-\",4e-06],"
       "[\"copy op=cast elems=2000 dtype=fp32 math=fp32 layout=-\",5e-06]]";
-  auto ok = FittedModels::FromJson(MinimalJson("5", measured));
+  auto ok = FittedModels::FromJson(MinimalJson("6", measured));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->Find(KernelKind::kCopy, "fp32")->n_neighbours, 2);
   EXPECT_TRUE(std::isnan(ok->Find(KernelKind::kCopy, "fp32")->test_p90_rel_err));
@@ -211,25 +242,25 @@ TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
   // the other one farther.
   EXPECT_TRUE(ok->PredictSeconds(Parse(CopyKey("cast", 1000))).has_value());
 
-  auto old = FittedModels::FromJson(MinimalJson("4", measured));
+  auto old = FittedModels::FromJson(MinimalJson("5", measured));
   EXPECT_EQ(old.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(old.status().message().find("fitted-model format 4, this build reads format 5"),
+  EXPECT_NE(old.status().message().find("fitted-model format 5, this build reads format 6"),
             std::string::npos)
       << old.status().message();
 
-  auto no_measured = FittedModels::FromJson(MinimalJson("5", "7"));
+  auto no_measured = FittedModels::FromJson(MinimalJson("6", "7"));
   EXPECT_EQ(no_measured.status().code(), StatusCode::kParseError);
   EXPECT_NE(no_measured.status().message().find("classes[0]: field 'measured'"),
             std::string::npos)
       << no_measured.status().message();
 
-  auto bad_time = FittedModels::FromJson(MinimalJson("5", "[[\"copy op=cast elems=1\",0]]"));
+  auto bad_time = FittedModels::FromJson(MinimalJson("6", "[[\"copy op=cast elems=1\",0]]"));
   EXPECT_EQ(bad_time.status().code(), StatusCode::kParseError);
   EXPECT_NE(bad_time.status().message().find("measured[0] must be [key, time_s]"),
             std::string::npos)
       << bad_time.status().message();
 
-  std::string no_k = MinimalJson("5", measured);
+  std::string no_k = MinimalJson("6", measured);
   no_k.replace(no_k.find("\"neighbours_k\":4,"), 17, "");
   EXPECT_EQ(FittedModels::FromJson(no_k).status().code(), StatusCode::kParseError);
   EXPECT_EQ(FittedModels::FromJson("{\"gpu_name\":\"G\"}").status().code(),

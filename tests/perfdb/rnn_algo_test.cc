@@ -65,7 +65,10 @@ TEST(RnnAlgoTest, SerialTermsBelongToTheAlgorithm) {
   EXPECT_EQ(*RnnSerialTerms(Fwd("gru", 16, 512, 2), kH100Sms),
             (std::vector<double>{65, 65 * 512, 128 * 512, 0, 0, 0, 0, 0, 0}));
   EXPECT_EQ(*RnnSerialTerms(Fwd("lstm", 16, 128, 2), kH100Sms),
-            (std::vector<double>{0, 0, 0, 2, 2 * 4 * 128 * 128, 128, 128 * 128, 0, 0}));
+            (std::vector<double>{0, 0, 0, 2, 2 * 4 * 128 * 128, 128, 128 * 4 * 128 * 128, 0, 0}));
+  // Bidirectional: each direction's persistent kernel in turn.
+  EXPECT_EQ(*RnnSerialTerms(Key("rnn_fwd", "gru", 64, 16, 256, 128, 2, 2, "fp16"), kH100Sms),
+            (std::vector<double>{0, 0, 0, 4, 4 * 3 * 128 * 128, 256, 256 * 3 * 128 * 128, 0, 0}));
   EXPECT_EQ(*RnnSerialTerms(Key("rnn_fwd", "gru", 64, 16, 256, 512, 2, 2, "fp16"), kH100Sms),
             (std::vector<double>{128, 128 * 512, 128 * 512, 0, 0, 0, 0, 0, 0}));
   EXPECT_EQ(*RnnSerialTerms(Fwd("lstm", 16, 512), kH100Sms),

@@ -42,12 +42,15 @@ inline constexpr int kRnnSerialTerms = 9;
 
 // The serial terms of an RNN key, all zero but its algorithm's, in order:
 //   standard:        wavefront, wavefront * hidden, steps * hidden
-//   persist small-h: layers, layers * gates * hidden^2, steps, steps * hidden
+//   persist small-h: runs, runs * gates * hidden^2, steps * dirs,
+//                    steps * dirs * gates * hidden^2
 //   persist static:  steps, steps * batch * hidden
 // where steps = seq * layers and wavefront = seq + layers - 1, the critical
 // path when layer l+1 runs a step behind layer l (steps when bidirectional:
 // the next layer waits for the backward direction; the two directions of a
-// layer run side by side). Persistent kernels run one layer after another.
+// layer run side by side). Persistent small-h kernels run one after another,
+// one per layer and direction (runs = layers * dirs), and each step reads the
+// recurrent weights again.
 Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_count);
 
 }  // namespace dlsim
