@@ -61,6 +61,11 @@ double ResidentShare(const DeviceSpec& reference_device, const DeviceSpec& targe
   return std::min(1.0, target.l2_bytes / reference_device.l2_bytes);
 }
 
+// `bytes` of recently written data, at most the device's L2 (when known).
+double CappedByL2(double bytes, const DeviceSpec& device) {
+  return device.l2_bytes > 0 ? std::min(bytes, device.l2_bytes) : bytes;
+}
+
 // `call` with its device-memory reads only: `resident` bytes come from L2.
 KernelCall DeviceMemoryTraffic(const KernelCall& call, double resident) {
   KernelCall dram = call;
@@ -136,10 +141,13 @@ CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec
   // Input still in L2 is read at L2 speed, which the device-memory bandwidth
   // ratio does not describe: only device-memory bytes scale. A target with a
   // smaller L2 keeps less of that input and reads the rest from its memory.
-  const double resident = call.resident_input_bytes;
+  // No more of it than the L2 holds: of a tensor larger than the L2, only
+  // the last-written L2-full is still there.
+  const double resident = CappedByL2(call.resident_input_bytes, reference_device);
   RooflineBreakdown rb = RooflineTime(DeviceMemoryTraffic(call, resident), reference_device, params);
   RooflineBreakdown tb = RooflineTime(
-      DeviceMemoryTraffic(call, resident * ResidentShare(reference_device, target)), target, params);
+      DeviceMemoryTraffic(call, CappedByL2(resident * ResidentShare(reference_device, target), target)),
+      target, params);
   // The reference time above the kernel floor = what the roofline explains
   // (its bound term) + the rest (latency, occupancy, synchronisation). Only
   // the explained part scales, by the ratio of the target's bound term (the

@@ -96,7 +96,8 @@ DeviceSpec TwiceTheBandwidth() {
 }
 
 std::optional<CallCost> ScaledElementwise(double resident, const DeviceSpec& target = TwiceTheBandwidth(),
-                                          double flops = 0) {
+                                          double flops = 0,
+                                          const DeviceSpec& reference = ReferenceWithL2()) {
   class Fixed : public KernelPricer {
    public:
     std::optional<CallCost> Price(const KernelCall&) const override {
@@ -106,7 +107,7 @@ std::optional<CallCost> ScaledElementwise(double resident, const DeviceSpec& tar
       return c;
     }
   };
-  ScaledPricer scaled(std::make_shared<Fixed>(), ReferenceWithL2(), target, RooflineParams{});
+  ScaledPricer scaled(std::make_shared<Fixed>(), reference, target, RooflineParams{});
   KernelCall c;
   c.kind = KernelKind::kElementwise;
   c.bytes_read = 1e9;
@@ -145,6 +146,19 @@ TEST(ScaledPricerTest, SmallerL2KeepsLessOfTheInput) {
   // Reference: 0.4e9 B from memory; target: 1e9 - 0.3e9 = 0.7e9 B.
   const double explained = 0.4e9 / (2e12 * kMemEff);
   EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - explained) + 0.7e9 / (4e12 * kMemEff), 1e-12);
+}
+
+TEST(ScaledPricerTest, NoMoreInputIsResidentThanTheL2Holds) {
+  // The whole 1e9-byte input was just written, but both L2s hold 0.25e9 B:
+  // 0.75e9 B come from device memory on each GPU.
+  DeviceSpec reference = ReferenceWithL2();
+  reference.l2_bytes = 0.25e9;
+  DeviceSpec target = TwiceTheBandwidth();
+  target.l2_bytes = 0.25e9;
+  auto cost = ScaledElementwise(1e9, target, 0, reference);
+  ASSERT_TRUE(cost.has_value());
+  const double explained = 0.75e9 / (2e12 * kMemEff);
+  EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - explained) + explained / 2, 1e-12);
 }
 
 TEST(ScaledPricerTest, CallThatCrossesTheRidgeTakesTheTargetsComputeTime) {
