@@ -233,21 +233,28 @@ def generate(excluded):
     return keys
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def write_job_list(doc, default_out, generate_fn, script, seed):
+    """The command line both sweep writers share: --exclude-plan and
+    --exclude-db name the keys to leave out, generate_fn(excluded) draws the
+    keys, and the job list goes to --out with a header naming script and seed."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--exclude-plan", action="append", default=[],
                     help="job list whose keys are left out (held-out models, probes)")
     ap.add_argument("--exclude-db", help="performance database whose keys are left out")
-    ap.add_argument("--out", default=OUT)
+    ap.add_argument("--out", default=default_out)
     args = ap.parse_args()
     excluded = plan_keys(args.exclude_plan)
     if args.exclude_db:
         excluded |= db_keys(args.exclude_db)
-    keys = generate(excluded)
+    keys = generate_fn(excluded)
     with open(args.out, "w") as f:
-        f.write(f"# {len(keys)} keys: tools/make_generic_sweep_jobs.py (seed {SEED})\n")
+        f.write(f"# {len(keys)} keys: tools/{script} (seed {seed})\n")
         f.write("\n".join(keys) + "\n")
     print(f"wrote {args.out}: {len(keys)} keys ({len(excluded)} excluded)")
+
+
+def main():
+    write_job_list(__doc__, OUT, generate, "make_generic_sweep_jobs.py", SEED)
 
 
 if __name__ == "__main__":

@@ -27,11 +27,11 @@ key the database already has (--exclude-db).
 
 Usage: tools/make_rnn_sweep_jobs.py [--exclude-plan FILE]... [--exclude-db DB]
 """
-import argparse
 import math
 import os
 import random
-import sqlite3
+
+from make_generic_sweep_jobs import write_job_list
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "calibration", "jobs", "rnn-sweep.txt")
@@ -83,19 +83,6 @@ def draw(rng):
             f"layers={layers} dirs={dirs} dtype={dtype} math={math_} layout=-")
 
 
-def plan_keys(paths):
-    keys = set()
-    for path in paths:
-        with open(path) as f:
-            keys.update(line.strip() for line in f if line.strip() and not line.startswith("#"))
-    return keys
-
-
-def db_keys(path):
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    return {k for (k,) in con.execute("SELECT DISTINCT key FROM measurements")}
-
-
 def generate(excluded, count=KEYS):
     rng = random.Random(SEED)
     keys, seen = [], set(excluded)
@@ -111,20 +98,7 @@ def generate(excluded, count=KEYS):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--exclude-plan", action="append", default=[],
-                    help="job list whose keys are left out (held-out models, probes)")
-    ap.add_argument("--exclude-db", help="performance database whose keys are left out")
-    ap.add_argument("--out", default=OUT)
-    args = ap.parse_args()
-    excluded = plan_keys(args.exclude_plan)
-    if args.exclude_db:
-        excluded |= db_keys(args.exclude_db)
-    keys = generate(excluded)
-    with open(args.out, "w") as f:
-        f.write(f"# {len(keys)} keys: tools/make_rnn_sweep_jobs.py (seed {SEED})\n")
-        f.write("\n".join(keys) + "\n")
-    print(f"wrote {args.out}: {len(keys)} keys ({len(excluded)} excluded)")
+    write_job_list(__doc__, OUT, generate, "make_rnn_sweep_jobs.py", SEED)
 
 
 if __name__ == "__main__":

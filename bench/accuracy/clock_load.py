@@ -26,7 +26,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference_runs import build, environment, make_input  # noqa: E402
+from reference_runs import case_of_spec, environment  # noqa: E402
 from rounds import set_reference_math  # noqa: E402
 
 DEV = "cuda"
@@ -101,12 +101,8 @@ def sustained(replay, seconds):
 
 
 def model_case(spec):
-    name, dtype, batch = spec.split(":")
-    net = build(name).to(DEV).eval()
-    if dtype == "fp16":
-        net = net.half()
-    x = make_input(name, int(batch), dtype)
-    return dict(model=name, dtype=dtype, batch=int(batch)), graph_of(lambda: net(x))
+    case, net, x = case_of_spec(spec)
+    return case, graph_of(lambda: net(x))
 
 
 def matmul_case(dtype):

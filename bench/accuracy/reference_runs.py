@@ -133,6 +133,16 @@ def make_input(name, batch, dtype):
     raise ValueError(kind)
 
 
+def case_of_spec(spec):
+    """(case dict, model on the GPU in the case's dtype, its input) of a
+    "model:dtype:batch" spec, for scripts that take a list of zoo cases."""
+    name, dtype, batch = spec.split(":")
+    net = build(name).to(DEV).eval()
+    if dtype == "fp16":
+        net = net.half()
+    return dict(model=name, dtype=dtype, batch=int(batch)), net, make_input(name, int(batch), dtype)
+
+
 def input_name(name):
     return "input_ids" if ZOO[name][0] == "hf" else "input"
 

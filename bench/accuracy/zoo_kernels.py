@@ -20,25 +20,19 @@ import statistics
 import sys
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference_runs import build, environment, make_input  # noqa: E402
+from reference_runs import case_of_spec, environment, kernel_profile  # noqa: E402
 from rounds import set_reference_math  # noqa: E402
 
-DEV = "cuda"
 DEFAULT_CASES = ("resnet50:fp32:64,resnet18:fp32:64,vgg16:fp32:64,inception_v3:fp32:64,"
                  "vit_b_16:fp16:64,convnext_tiny:fp16:64,shufflenet_v2_x1_0:fp32:64")
 
 
 def kernels_of(fn, steps):
-    for _ in range(5):
+    for _ in range(4):  # cudnn.benchmark's searches; kernel_profile runs one more
         fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(steps):
-            fn()
-        torch.cuda.synchronize()
+    _, _, prof = kernel_profile(fn, steps)
     events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
               and "Memcpy" not in e.name and "Memset" not in e.name]
     events.sort(key=lambda e: e.time_range.start)
@@ -60,15 +54,10 @@ def main():
     with open(args.out, "w") as out:
         out.write(json.dumps(environment()) + "\n")
         for spec in args.cases.split(","):
-            name, dtype, batch = spec.split(":")
-            net = build(name).to(DEV).eval()
-            if dtype == "fp16":
-                net = net.half()
-            x = make_input(name, int(batch), dtype)
+            case, net, x = case_of_spec(spec)
             with torch.no_grad():
                 rows = kernels_of(lambda: net(x), args.steps)
-            rec = dict(model=name, dtype=dtype, batch=int(batch), mode="kernels",
-                       kernel_sum_us=sum(r[1] for r in rows), kernels=rows)
+            rec = dict(case, mode="kernels", kernel_sum_us=sum(r[1] for r in rows), kernels=rows)
             out.write(json.dumps(rec) + "\n")
             out.flush()
             print(f"# {spec}: {len(rows)} kernels, {rec['kernel_sum_us'] / 1000:.3f} ms", flush=True)
