@@ -3,7 +3,9 @@
 # reads (machines/h100.yaml: calibration.algorithm_db), from dlsim-calibrate's
 # records. The per-record kernel lists (150 MB of kernel names) are dropped:
 # analyze needs only each algorithm's times and the heuristic's mark, and the
-# full records stay in calibration/records-h100-cudnn.jsonl.gz.
+# full records stay in calibration/records-h100-cudnn.jsonl.gz. The build runs
+# it (CMakeLists.txt, target algorithm_db) when the file is missing or older
+# than the records; the database itself is not in git.
 # Usage: tools/build-algorithm-db.sh [DLSIM_BINARY]   (from the repository root)
 set -euo pipefail
 dlsim=${1:-build/dlsim}
@@ -18,7 +20,8 @@ for line in sys.stdin:
     r["kernels"] = []
     print(json.dumps(r))
 ' >"$tmp"
-rm -f "$out"
-"$dlsim" db import "$tmp" --db "$out"
-sqlite3 "$out" VACUUM 2>/dev/null || true
+rm -f "$out.tmp"
+"$dlsim" db import "$tmp" --db "$out.tmp" >/dev/null
+sqlite3 "$out.tmp" VACUUM 2>/dev/null || true
+mv -f "$out.tmp" "$out"  # readers never see a half-written database
 ls -l "$out"

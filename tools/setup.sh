@@ -2,7 +2,7 @@
 # Installs dlsim's build dependencies from Debian packages (run as root or
 # with sudo available). Safe to run again.
 set -euo pipefail
-PKGS=(cmake ninja-build g++ pkg-config
+PKGS=(cmake ninja-build g++ pkg-config python3
       libonnx-dev libprotobuf-dev protobuf-compiler
       libyaml-cpp-dev libboost-graph-dev libeigen3-dev libsqlite3-dev
       libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
