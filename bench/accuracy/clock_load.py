@@ -26,7 +26,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference_runs import case_of_spec, environment  # noqa: E402
+from reference_runs import capture_graph, case_of_spec, environment  # noqa: E402
 from rounds import set_reference_math  # noqa: E402
 
 DEV = "cuda"
@@ -60,19 +60,6 @@ class Sampler:
         return {f: statistics.median(r[i] for r in rows) for i, f in enumerate(FIELDS)} if rows else {}
 
 
-def graph_of(fn):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s), torch.no_grad():
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g), torch.no_grad():
-        fn()
-    return g
-
-
 def sustained(replay, seconds):
     """Replays back to back for `seconds`; ms per replay over the last half,
     and the sampler's medians over the same half."""
@@ -102,7 +89,7 @@ def sustained(replay, seconds):
 
 def model_case(spec):
     case, net, x = case_of_spec(spec)
-    return case, graph_of(lambda: net(x))
+    return case, capture_graph(lambda: net(x))
 
 
 def matmul_case(dtype):
@@ -110,7 +97,7 @@ def matmul_case(dtype):
     a = torch.randn(8192, 8192, device=DEV, dtype=dt)
     b = torch.randn(8192, 8192, device=DEV, dtype=dt)
     torch.backends.cuda.matmul.allow_tf32 = True  # a TF32 load, unlike the reference's fp32 GEMMs
-    g = graph_of(lambda: a @ b)
+    g = capture_graph(lambda: a @ b)
     torch.backends.cuda.matmul.allow_tf32 = False
     return dict(model="matmul_8192", dtype=dtype, batch=1), g
 

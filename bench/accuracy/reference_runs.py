@@ -170,17 +170,22 @@ def time_fn(fn, target_ms=150.0, loops=5):
     return statistics.median(samples), samples
 
 
-def graph_replay_ms(model, x):
+def capture_graph(fn):
+    """A CUDA graph of fn() (no grad), after three warm-up calls on a side stream."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s), torch.no_grad():
         for _ in range(3):
-            model(x)
+            fn()
     torch.cuda.current_stream().wait_stream(s)
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g), torch.no_grad():
-        model(x)
-    return time_fn(g.replay)
+        fn()
+    return g
+
+
+def graph_replay_ms(model, x):
+    return time_fn(capture_graph(lambda: model(x)).replay)
 
 
 def eager_ms(model, x):

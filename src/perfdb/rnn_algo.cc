@@ -59,9 +59,9 @@ RnnAlgo AlgoOf(const RnnShape& s, bool forward, int64_t sm_count) {
   return RnnAlgo::kStandard;
 }
 
-int Gates(const std::string& cell) { return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1; }
-
 }  // namespace
+
+int RnnGates(const std::string& cell) { return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1; }
 
 bool IsRnnKind(KernelKind kind) {
   return kind == KernelKind::kRnnFwd || kind == KernelKind::kRnnBwdData ||
@@ -102,7 +102,7 @@ Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_coun
       // One persistent kernel per layer and direction, in turn; each step
       // reads the layer's recurrent weights (gates * hidden^2) again.
       const double runs = double(s.layers) * s.dirs;
-      const double weights = Gates(s.cell) * h * h;
+      const double weights = RnnGates(s.cell) * h * h;
       terms[3] = runs;
       terms[4] = runs * weights;
       terms[5] = steps * s.dirs;

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "dlsim/perfdb/rnn_algo.h"
 #include "key_params.h"
 
 namespace dlsim {
@@ -106,7 +107,7 @@ Result<KeyWork> AttentionWork(const ParsedKey& key, const Params& p, int64_t ds)
 
 Result<KeyWork> RnnWork(const Params& p, int64_t ds) {
   const std::string cell = p.Str("cell");
-  const int gates = cell == "lstm" ? 4 : cell == "gru" ? 3 : 1;
+  const int gates = RnnGates(cell);
   if (cell != "lstm" && cell != "gru" && cell != "rnn_tanh" && cell != "rnn_relu") {
     return InvalidArgument(p.Where() + ": unknown rnn cell '" + cell + "'");
   }
