@@ -68,8 +68,9 @@ Result<CostModel> CostModel::ForMachine(const Machine& machine) {
       if (target.measured_memory_bw_bytes_per_s != machine.device.measured_memory_bw_bytes_per_s) {
         model.notes_.push_back(AchievedBandwidthNote(machine, *ref, target));
       }
+      DLSIM_ASSIGN_OR_RETURN(IssueCostTable issue, IssueCostTable::ForMachine(*ref));
       model.AddPricer(std::make_shared<ScaledPricer>(ref_pricer, ref->device, target,
-                                                     RooflineParams{}));
+                                                     RooflineParams{}, std::move(issue)));
     }
   }
   return model;

@@ -136,8 +136,30 @@ CallCost RooflineCost(const KernelCall& call, const DeviceSpec& device, const Ro
   return cost;
 }
 
+namespace {
+
+// The bound term of a call: the slower of compute and memory, or, when its
+// issue time is known, issue and memory overlapping as kIssueMemoryOverlapP
+// says (compute from FLOPs stays a floor under the issue time).
+double BoundTerm(const RooflineBreakdown& b, double issue_s) {
+  if (issue_s <= 0) return std::max(b.compute_s, b.memory_s);
+  const double c = std::max(b.compute_s, issue_s);
+  const double p = kIssueMemoryOverlapP;
+  return std::pow(std::pow(c, p) + std::pow(b.memory_s, p), 1.0 / p);
+}
+
+// Issue time runs on the CUDA cores: a target with more of them (SMs x
+// clock, as its FP32 vector peak says) issues faster.
+double IssueOnTarget(double issue_s, const DeviceSpec& reference_device, const DeviceSpec& target) {
+  const double ref = reference_device.peak_flops.fp32_vector;
+  const double tgt = target.peak_flops.fp32_vector;
+  return ref > 0 && tgt > 0 ? issue_s * ref / tgt : issue_s;
+}
+
+}  // namespace
+
 CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec& reference_device,
-                   const DeviceSpec& target, const RooflineParams& params) {
+                   const DeviceSpec& target, const RooflineParams& params, const IssueCostTable& issue) {
   // Input still in L2 is read at L2 speed, which the device-memory bandwidth
   // ratio does not describe: only device-memory bytes scale. A target with a
   // smaller L2 keeps less of that input and reads the rest from its memory.
@@ -150,11 +172,13 @@ CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec
       target, params);
   // The reference time above the kernel floor = what the roofline explains
   // (its bound term) + the rest (latency, occupancy, synchronisation). Only
-  // the explained part scales, by the ratio of the target's bound term (the
-  // slower of its compute and memory terms: a call may change sides of the
-  // ridge) to the reference's; the rest is taken to be the same on both GPUs.
-  const double ref_bound = std::max(rb.compute_s, rb.memory_s);
-  const double tgt_bound = std::max(tb.compute_s, tb.memory_s);
+  // the explained part scales, by the ratio of the target's bound term (a
+  // call may change sides of the ridge) to the reference's; the rest is
+  // taken to be the same on both GPUs. A pointwise or row kernel whose issue
+  // time was measured on the reference has that time in its bound term.
+  const double issue_s = issue.IssueSeconds(call);
+  const double ref_bound = BoundTerm(rb, issue_s);
+  const double tgt_bound = BoundTerm(tb, IssueOnTarget(issue_s, reference_device, target));
   const double bound_ratio = ref_bound > 0 ? tgt_bound / ref_bound : 1.0;
   auto scale = [&](double t) {
     const double explained = std::min(std::max(t - rb.floor_s, 0.0), ref_bound);
@@ -189,7 +213,7 @@ std::optional<CallCost> RooflinePricer::Price(const KernelCall& call) const {
 std::optional<CallCost> ScaledPricer::Price(const KernelCall& call) const {
   std::optional<CallCost> ref = reference_->Price(call);
   if (!ref) return std::nullopt;
-  return ScaleCost(call, *ref, ref_, target_, params_);
+  return ScaleCost(call, *ref, ref_, target_, params_, issue_);
 }
 
 }  // namespace dlsim

@@ -12,6 +12,7 @@ Result<std::shared_ptr<const VariantPricing>> VariantPricing::ForReference(const
     DLSIM_ASSIGN_OR_RETURN(Machine ref, LoadMachine(reference_path));
     DLSIM_ASSIGN_OR_RETURN(pricing->reference_, BuildDatabasePricer(ref, &pricing->notes_));
     pricing->reference_device_ = ref.device;
+    DLSIM_ASSIGN_OR_RETURN(pricing->issue_, IssueCostTable::ForMachine(ref));
   }
   return std::shared_ptr<const VariantPricing>(std::move(pricing));
 }
@@ -23,7 +24,7 @@ std::optional<CallCost> VariantPricing::OnReference(const KernelCall& call) cons
 
 CallCost VariantPricing::OnVariant(const KernelCall& call, const std::optional<CallCost>& reference_cost,
                                    const DeviceSpec& variant) const {
-  if (reference_cost) return ScaleCost(call, *reference_cost, reference_device_, variant, RooflineParams{});
+  if (reference_cost) return ScaleCost(call, *reference_cost, reference_device_, variant, RooflineParams{}, issue_);
   return RooflineCost(call, variant, RooflineParams{});
 }
 

@@ -198,6 +198,14 @@ void ParseCalibration(YamlFields f, const std::string& file, const std::string& 
     c->l2_resident_factor[kind] = factors.Positive(kind, Presence::kRequired, 2.0);
   }
   factors.Finish();
+  const std::string issue_costs = f.String("issue_costs", Presence::kOptional);
+  if (!issue_costs.empty()) {
+    c->issue_costs = ResolveAgainstFileDir(file, issue_costs);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(c->issue_costs, ec)) {
+      f.Fail("issue_costs", "issue-cost table not found: " + c->issue_costs);
+    }
+  }
   const std::string scale_from = f.String("scale_from", Presence::kOptional);
   if (!scale_from.empty()) {
     c->scale_from = ResolveAgainstFileDir(file, scale_from);

@@ -4,9 +4,9 @@
 //   all_reduce,4,1024,22.617,...
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 #include "dlsim/parallel/collective.h"
+#include "dlsim/util/csv.h"
 #include "dlsim/util/input_file.h"
 
 namespace dlsim {
@@ -14,33 +14,18 @@ namespace {
 
 constexpr const char* kHeader = "collective,gpus,bytes,time_us";
 
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream ss(line);
-  std::string cell;
-  while (std::getline(ss, cell, ',')) cells.push_back(cell);
-  return cells;
-}
-
-bool ToDouble(const std::string& s, double* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  *out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && std::isfinite(*out);
-}
-
 Status ParseRow(const std::string& line, CollectiveTable* table) {
-  const std::vector<std::string> cells = SplitCsv(line);
+  const std::vector<std::string> cells = SplitCsvLine(line);
   if (cells.size() < 4) return ParseError("expected at least 4 comma-separated fields");
   DLSIM_ASSIGN_OR_RETURN(Collective c, ParseCollective(cells[0]));
   double gpus = 0, bytes = 0, time_us = 0;
-  if (!ToDouble(cells[1], &gpus) || gpus < 1 || gpus > 1e6 || gpus != std::floor(gpus)) {
+  if (!ParseFiniteDouble(cells[1], &gpus) || gpus < 1 || gpus > 1e6 || gpus != std::floor(gpus)) {
     return ParseError("gpus must be a positive integer, got '" + cells[1] + "'");
   }
-  if (!ToDouble(cells[2], &bytes) || bytes <= 0) {
+  if (!ParseFiniteDouble(cells[2], &bytes) || bytes <= 0) {
     return ParseError("bytes must be a positive number, got '" + cells[2] + "'");
   }
-  if (!ToDouble(cells[3], &time_us) || time_us <= 0) {
+  if (!ParseFiniteDouble(cells[3], &time_us) || time_us <= 0) {
     return ParseError("time_us must be a positive number, got '" + cells[3] + "'");
   }
   table->Add(c, static_cast<int>(gpus), {bytes, time_us * 1e-6});

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace dlsim {
 namespace {
 
@@ -97,7 +99,8 @@ DeviceSpec TwiceTheBandwidth() {
 
 std::optional<CallCost> ScaledElementwise(double resident, const DeviceSpec& target = TwiceTheBandwidth(),
                                           double flops = 0,
-                                          const DeviceSpec& reference = ReferenceWithL2()) {
+                                          const DeviceSpec& reference = ReferenceWithL2(),
+                                          const IssueCostTable& issue = IssueCostTable()) {
   class Fixed : public KernelPricer {
    public:
     std::optional<CallCost> Price(const KernelCall&) const override {
@@ -107,9 +110,13 @@ std::optional<CallCost> ScaledElementwise(double resident, const DeviceSpec& tar
       return c;
     }
   };
-  ScaledPricer scaled(std::make_shared<Fixed>(), reference, target, RooflineParams{});
+  ScaledPricer scaled(std::make_shared<Fixed>(), reference, target, RooflineParams{}, issue);
   KernelCall c;
   c.kind = KernelKind::kElementwise;
+  c.dtype = DType::kFloat16;
+  c.AddParam("op", "gelu");
+  c.AddParam("elems", 100000000);
+  c.AddParam("arity", 1);
   c.bytes_read = 1e9;
   c.flops = flops;
   c.resident_input_bytes = resident;
@@ -172,6 +179,39 @@ TEST(ScaledPricerTest, CallThatCrossesTheRidgeTakesTheTargetsComputeTime) {
   const double explained = 1e9 / (2e12 * kMemEff);
   const double target_compute = 1e10 / (10e12 * RooflineParams{}.vector_efficiency);
   EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - explained) + target_compute, 1e-12);
+}
+
+// 1e8 elements at 5 ps each: 0.5 ms of issue time on the reference.
+IssueCostTable GeluIssue() {
+  IssueCostTable t;
+  t.Add("elementwise", "gelu", 1, 0, "fp16", 5.0);
+  return t;
+}
+
+double Overlap(double issue_s, double memory_s) {
+  return std::cbrt(issue_s * issue_s * issue_s + memory_s * memory_s * memory_s);
+}
+
+TEST(ScaledPricerTest, IssueTimeOverlapsMemoryTimeAndDoesNotScaleWithBandwidth) {
+  auto cost = ScaledElementwise(0, TwiceTheBandwidth(), 0, ReferenceWithL2(), GeluIssue());
+  ASSERT_TRUE(cost.has_value());
+  // Bound terms: issue 0.5 ms with memory 0.556 ms on the reference, 0.278 ms
+  // on the target; the explained time scales by their ratio, the rest stays.
+  const double ref_bound = Overlap(5e-4, 1e9 / (2e12 * kMemEff));
+  const double tgt_bound = Overlap(5e-4, 1e9 / (4e12 * kMemEff));
+  EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - ref_bound) + tgt_bound, 1e-12);
+  // Without the issue time the same call gains far more from the bandwidth.
+  EXPECT_LT(ScaledElementwise(0)->time_s, cost->time_s - 1e-4);
+}
+
+TEST(ScaledPricerTest, IssueTimeScalesWithTheTargetsVectorPeak) {
+  DeviceSpec target = ReferenceWithL2();  // the reference's memory,
+  target.peak_flops.fp32_vector *= 2;     // twice its SMs x clock: issue halves
+  auto cost = ScaledElementwise(0, target, 0, ReferenceWithL2(), GeluIssue());
+  ASSERT_TRUE(cost.has_value());
+  const double memory_s = 1e9 / (2e12 * kMemEff);
+  const double ref_bound = Overlap(5e-4, memory_s);
+  EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - ref_bound) + Overlap(2.5e-4, memory_s), 1e-12);
 }
 
 // A target given by its datasheet bandwidth alone reaches the reference's

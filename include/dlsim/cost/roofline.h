@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "dlsim/cost/cost_model.h"
+#include "dlsim/cost/issue_cost.h"
 
 namespace dlsim {
 
@@ -47,10 +48,19 @@ RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
 // The roofline's price of `call` on `device` (source roofline).
 CallCost RooflineCost(const KernelCall& call, const DeviceSpec& device, const RooflineParams& params);
 
+// How much of a kernel's issue time and its memory time overlap: the bound
+// term of a call whose issue time is known is (issue^p + memory^p)^(1/p),
+// not the larger of the two. p = 3 describes the H100's cold times of 416
+// pointwise and row kernels of 64 MB and more best (tools/fit_issue_costs.py
+// --db calibration/h100.sqlite: spread 0.032 in log time, against 0.038 for
+// the larger of the two); docs/cost-model.md.
+inline constexpr double kIssueMemoryOverlapP = 3.0;
+
 // `reference` (a cost on `reference_device`) scaled to `target`, as
-// ScaledPricer does (source scaled).
+// ScaledPricer does (source scaled). `issue` holds the reference GPU's
+// measured issue costs (an empty table: none).
 CallCost ScaleCost(const KernelCall& call, const CallCost& reference, const DeviceSpec& reference_device,
-                   const DeviceSpec& target, const RooflineParams& params);
+                   const DeviceSpec& target, const RooflineParams& params, const IssueCostTable& issue);
 
 // `target` with a measured memory bandwidth when its file gives only the
 // datasheet figure and the reference's gives both: the reference's achieved
@@ -74,13 +84,13 @@ class RooflinePricer : public KernelPricer {
 // sources) and scales to `target`: the time above the kernel floor is split
 // into compute- and memory-bound shares by the reference roofline, and each
 // share scales by the ratio of the matching peaks (with SM-wave quantisation
-// for the compute share).
+// for the compute share). `issue`: the reference's measured issue costs.
 class ScaledPricer : public KernelPricer {
  public:
   ScaledPricer(std::shared_ptr<const KernelPricer> reference, const DeviceSpec& reference_device,
-               const DeviceSpec& target, RooflineParams params)
+               const DeviceSpec& target, RooflineParams params, IssueCostTable issue)
       : reference_(std::move(reference)), ref_(reference_device), target_(target),
-        params_(params) {}
+        params_(params), issue_(std::move(issue)) {}
   std::optional<CallCost> Price(const KernelCall& call) const override;
 
  private:
@@ -88,6 +98,7 @@ class ScaledPricer : public KernelPricer {
   DeviceSpec ref_;
   DeviceSpec target_;
   RooflineParams params_;
+  IssueCostTable issue_;
 };
 
 }  // namespace dlsim

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dlsim/cost/cost_model.h"
+#include "dlsim/cost/issue_cost.h"
 #include "dlsim/machine/machine.h"
 
 namespace dlsim {
@@ -36,6 +37,7 @@ class VariantPricing {
  private:
   std::shared_ptr<const KernelPricer> reference_;  // null: no reference
   DeviceSpec reference_device_;
+  IssueCostTable issue_;  // the reference GPU's measured issue costs
   std::vector<std::string> notes_;
 };
 

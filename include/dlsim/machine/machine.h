@@ -103,6 +103,10 @@ struct CalibrationSpec {
   // database times each call with its inputs cold in L2, a model runs it
   // warm. Fitted by bench/profile/fit_l2_resident.py; empty = none.
   std::map<std::string, double> l2_resident_factor;
+  // Resolved path of the issue-cost table of this GPU's pointwise and row
+  // kernels (tools/fit_issue_costs.py), "" = none. Read when a machine is
+  // scaled from this one (ScaleCost).
+  std::string issue_costs;
 };
 
 struct Machine {
