@@ -148,11 +148,22 @@ double BoundTerm(const RooflineBreakdown& b, double issue_s) {
   return std::pow(std::pow(c, p) + std::pow(b.memory_s, p), 1.0 / p);
 }
 
-// Issue time runs on the CUDA cores: a target with more of them (SMs x
-// clock, as its FP32 vector peak says) issues faster.
+// Instructions issue at the same rate per SM per clock on every GPU since
+// Volta (four warp schedulers), so issue time scales with SM count x clock
+// (the sustained clock where given). Not with the FP32 peak: Hopper doubled
+// its FP32 lanes per SM, which would make an A100's issue time twice what
+// its schedulers allow. The FP32 peak stands in where either is unknown.
+double IssueRate(const DeviceSpec& d) {
+  const double clock = d.sustained_clock_mhz > 0 ? d.sustained_clock_mhz : d.boost_clock_mhz;
+  return d.sm_count * clock;
+}
+
 double IssueOnTarget(double issue_s, const DeviceSpec& reference_device, const DeviceSpec& target) {
-  const double ref = reference_device.peak_flops.fp32_vector;
-  const double tgt = target.peak_flops.fp32_vector;
+  double ref = IssueRate(reference_device), tgt = IssueRate(target);
+  if (ref <= 0 || tgt <= 0) {
+    ref = reference_device.peak_flops.fp32_vector;
+    tgt = target.peak_flops.fp32_vector;
+  }
   return ref > 0 && tgt > 0 ? issue_s * ref / tgt : issue_s;
 }
 

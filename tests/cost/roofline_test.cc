@@ -204,9 +204,23 @@ TEST(ScaledPricerTest, IssueTimeOverlapsMemoryTimeAndDoesNotScaleWithBandwidth) 
   EXPECT_LT(ScaledElementwise(0)->time_s, cost->time_s - 1e-4);
 }
 
-TEST(ScaledPricerTest, IssueTimeScalesWithTheTargetsVectorPeak) {
-  DeviceSpec target = ReferenceWithL2();  // the reference's memory,
-  target.peak_flops.fp32_vector *= 2;     // twice its SMs x clock: issue halves
+TEST(ScaledPricerTest, IssueTimeScalesWithSmCountTimesClock) {
+  DeviceSpec reference = ReferenceWithL2();
+  reference.boost_clock_mhz = 1000;
+  DeviceSpec target = reference;          // the reference's memory,
+  target.sm_count = 150;                  // 1.5x its SMs
+  target.sustained_clock_mhz = 800;       // at 0.8x its clock: issue / 1.2,
+  target.peak_flops.fp32_vector *= 4;     // whatever its FP32 peak
+  auto cost = ScaledElementwise(0, target, 0, reference, GeluIssue());
+  ASSERT_TRUE(cost.has_value());
+  const double memory_s = 1e9 / (2e12 * kMemEff);
+  const double ref_bound = Overlap(5e-4, memory_s);
+  EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - ref_bound) + Overlap(5e-4 / 1.2, memory_s), 1e-12);
+}
+
+TEST(ScaledPricerTest, IssueTimeFallsBackToTheVectorPeakWithoutAClock) {
+  DeviceSpec target = ReferenceWithL2();  // no clock given on either GPU
+  target.peak_flops.fp32_vector *= 2;
   auto cost = ScaledElementwise(0, target, 0, ReferenceWithL2(), GeluIssue());
   ASSERT_TRUE(cost.has_value());
   const double memory_s = 1e9 / (2e12 * kMemEff);
