@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <fstream>
 
 #include "dlsim/util/csv.h"
-#include "dlsim/util/input_file.h"
 
 namespace dlsim {
 namespace {
@@ -24,8 +22,7 @@ Status ParseCount(const std::string& name, const std::string& text, int* out) {
   return Status::Ok();
 }
 
-Status ParseRow(const std::string& line, IssueCostTable* table) {
-  const std::vector<std::string> cells = SplitCsvLine(line);
+Status ParseRow(const std::vector<std::string>& cells, IssueCostTable* table) {
   if (cells.size() != 6) return ParseError("expected 6 comma-separated fields");
   const std::string& kind = cells[0];
   if (kind != "elementwise" && !IsRowKind(kind)) {
@@ -60,26 +57,11 @@ double InterpolateLog(const std::map<int, double>& points, double x) {
 }  // namespace
 
 Result<IssueCostTable> IssueCostTable::Load(const std::string& path) {
-  DLSIM_RETURN_IF_ERROR(CheckInputFile(path, "an issue-cost table", int64_t{16} << 20));
-  std::ifstream in(path);
-  if (!in) return IoError(path + ": cannot open issue-cost table");
   IssueCostTable table;
-  std::string line;
-  bool header = false;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    if (!header) {
-      if (line != kHeader) {
-        return ParseError(path + ":" + std::to_string(number) + ": expected the header '" + kHeader + "'");
-      }
-      header = true;
-      continue;
-    }
-    Status s = ParseRow(line, &table);
-    if (!s.ok()) return s.WithContext(path + ":" + std::to_string(number));
-  }
-  if (table.empty()) return ParseError(path + ": no issue costs in the table");
+  DLSIM_ASSIGN_OR_RETURN(
+      int rows, ReadCsvTable(path, "an issue-cost table", kHeader,
+                             [&](const std::vector<std::string>& cells) { return ParseRow(cells, &table); }));
+  if (rows == 0) return ParseError(path + ": no issue costs in the table");
   return table;
 }
 

@@ -174,6 +174,18 @@ void ParseSystem(YamlFields f, SystemSpec* s) {
   f.Finish();
 }
 
+// The path a file field names, resolved against the machine file's folder;
+// "" when the field is absent. A path to no regular file fails the field.
+std::string ExistingFileField(YamlFields& f, const std::string& file, const std::string& key,
+                              const std::string& what) {
+  const std::string text = f.String(key, Presence::kOptional);
+  if (text.empty()) return "";
+  const std::string path = ResolveAgainstFileDir(file, text);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) f.Fail(key, what + " not found: " + path);
+  return path;
+}
+
 void ParseCalibration(YamlFields f, const std::string& file, const std::string& device_name,
                       CalibrationSpec* c) {
   c->perf_db_as_written = f.String("perf_db", Presence::kOptional);
@@ -198,23 +210,11 @@ void ParseCalibration(YamlFields f, const std::string& file, const std::string& 
     c->l2_resident_factor[kind] = factors.Positive(kind, Presence::kRequired, 2.0);
   }
   factors.Finish();
-  const std::string issue_costs = f.String("issue_costs", Presence::kOptional);
-  if (!issue_costs.empty()) {
-    c->issue_costs = ResolveAgainstFileDir(file, issue_costs);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(c->issue_costs, ec)) {
-      f.Fail("issue_costs", "issue-cost table not found: " + c->issue_costs);
-    }
-  }
-  const std::string scale_from = f.String("scale_from", Presence::kOptional);
-  if (!scale_from.empty()) {
-    c->scale_from = ResolveAgainstFileDir(file, scale_from);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(c->scale_from, ec)) {
-      f.Fail("scale_from", "reference machine file not found: " + c->scale_from);
-    } else if (std::filesystem::equivalent(c->scale_from, file, ec)) {
-      f.Fail("scale_from", "a machine cannot be scaled from itself");
-    }
+  c->issue_costs = ExistingFileField(f, file, "issue_costs", "issue-cost table");
+  c->scale_from = ExistingFileField(f, file, "scale_from", "reference machine file");
+  std::error_code ec;
+  if (!c->scale_from.empty() && std::filesystem::equivalent(c->scale_from, file, ec)) {
+    f.Fail("scale_from", "a machine cannot be scaled from itself");
   }
   f.Finish();
 }
