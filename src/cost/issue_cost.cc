@@ -46,7 +46,8 @@ Status ParseRow(const std::vector<std::string>& cells, IssueCostTable* table) {
 // The value at `x` of the piecewise-linear curve through `points`, in log(x),
 // held flat outside them.
 double InterpolateLog(const std::map<int, double>& points, double x) {
-  auto hi = points.lower_bound(static_cast<int>(std::ceil(x)));
+  // Table columns are at most 1e9 (ParseCount); a longer row holds the last.
+  auto hi = points.lower_bound(static_cast<int>(std::min(std::ceil(x), 1e9)));
   if (hi == points.begin()) return hi->second;
   if (hi == points.end()) return std::prev(hi)->second;
   auto lo = std::prev(hi);

@@ -76,6 +76,7 @@ TEST(IssueCostTable, RowKernelsInterpolateInLogColsAndHoldOutside) {
   EXPECT_DOUBLE_EQ(t.IssueSeconds(LayerNorm(100)), 1000.0 * 100 * 10e-12);
   EXPECT_DOUBLE_EQ(t.IssueSeconds(LayerNorm(50)), 1000.0 * 50 * 10e-12);
   EXPECT_DOUBLE_EQ(t.IssueSeconds(LayerNorm(4000)), 1000.0 * 4000 * 2e-12);
+  EXPECT_DOUBLE_EQ(t.IssueSeconds(LayerNorm(int64_t{1} << 40)), 1000.0 * (int64_t{1} << 40) * 2e-12);
 }
 
 TEST(IssueCostTable, BadRowsNameTheFileLineAndField) {
