@@ -11,8 +11,11 @@
 namespace dlsim {
 namespace {
 
+// Under the running test's name: ctest runs the tests of this file in
+// parallel processes, which must not write one another's files.
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string path = ::testing::TempDir() + test + "_" + name;
   std::ofstream(path) << text;
   return path;
 }
@@ -107,7 +110,7 @@ TEST(IssueCostTable, WrongHeaderEmptyTableAndMissingFileAreErrors) {
   auto empty = IssueCostTable::Load(WriteFile("empty.csv", "kind,op,arity,cols,dtype,issue_ps_per_elem\n"));
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().ToString().find("no issue costs"), std::string::npos);
-  EXPECT_FALSE(IssueCostTable::Load(::testing::TempDir() + "absent.csv").ok());
+  EXPECT_FALSE(IssueCostTable::Load(::testing::TempDir() + "dlsim_absent_issue_costs.csv").ok());
 }
 
 TEST(IssueCostTable, BundledH100TableLoadsThroughItsMachineFile) {
