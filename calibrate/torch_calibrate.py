@@ -428,15 +428,18 @@ def time_graph(fn, inputs, reps):
     return samples
 
 
+def cold_sets(nbytes):
+    """Enough input sets that one pass over them exceeds twice the L2: every
+    call starts cold, as a layer does whose inputs were evicted."""
+    return max(1, min(64, int(2 * L2_BYTES / max(nbytes, 1)) + 1))
+
+
 def measure(key, reps):
     built = build(key)
     if built is None:
         return None
     nbytes, make, fn = built[:3]
-    # Enough input sets that one pass over them exceeds twice the L2: every
-    # call starts cold, as a layer does whose inputs were evicted.
-    sets = max(1, min(64, int(2 * L2_BYTES / max(nbytes, 1)) + 1))
-    inputs = [make() for _ in range(sets)]
+    inputs = [make() for _ in range(cold_sets(nbytes))]
     samples = time_graph(fn, inputs, reps)
     if len(built) > 3:  # timed as the difference from a baseline sequence
         base = statistics.median(time_graph(built[3], inputs, reps))

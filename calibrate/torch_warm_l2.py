@@ -82,7 +82,7 @@ def database_keys(path, kinds, per_kind):
 
 def timed_ms(key, warm, reps):
     nbytes, make, fn = tc.build(key)[:3]
-    sets = 1 if warm else max(1, min(64, int(2 * tc.L2_BYTES / max(nbytes, 1)) + 1))
+    sets = 1 if warm else tc.cold_sets(nbytes)
     inputs = [make() for _ in range(sets)]
     samples = tc.time_graph(fn, inputs, reps)
     del inputs

@@ -12,6 +12,7 @@ namespace {
 constexpr const char* kHeader = "kind,op,arity,cols,dtype,issue_ps_per_elem";
 
 bool IsRowKind(const std::string& kind) { return kind == "layernorm_fwd" || kind == "softmax_fwd"; }
+bool IsRowKind(KernelKind kind) { return kind == KernelKind::kLayerNormFwd || kind == KernelKind::kSoftmaxFwd; }
 
 Status ParseCount(const std::string& name, const std::string& text, int* out) {
   double v = 0;
@@ -98,19 +99,17 @@ double IssueCostTable::RowsPs(const std::string& kind, double cols, const std::s
 }
 
 double IssueCostTable::IssueSeconds(const KernelCall& call) const {
-  const std::string dtype = DTypeName(call.dtype);
-  const std::string kind = KernelKindName(call.kind);
-  double elems = 0, ps = 0;
+  // Called for every scaled call: GEMMs and convolutions leave at once.
   if (call.kind == KernelKind::kElementwise) {
-    elems = static_cast<double>(call.IntParam("elems", 0));
-    ps = ElementwisePs(call.StrParam("op", ""), static_cast<int>(call.IntParam("arity", 1)), dtype);
-  } else if (IsRowKind(kind)) {
-    const double rows = static_cast<double>(call.IntParam("rows", 0));
-    const double cols = static_cast<double>(call.IntParam("cols", 0));
-    elems = rows * cols;
-    if (cols > 0) ps = RowsPs(kind, cols, dtype);
+    const double elems = static_cast<double>(call.IntParam("elems", 0));
+    const int arity = static_cast<int>(call.IntParam("arity", 1));
+    return elems * ElementwisePs(call.StrParam("op", ""), arity, DTypeName(call.dtype)) * 1e-12;
   }
-  return elems * ps * 1e-12;
+  if (!IsRowKind(call.kind)) return 0.0;
+  const double rows = static_cast<double>(call.IntParam("rows", 0));
+  const double cols = static_cast<double>(call.IntParam("cols", 0));
+  if (cols <= 0) return 0.0;
+  return rows * cols * RowsPs(KernelKindName(call.kind), cols, DTypeName(call.dtype)) * 1e-12;
 }
 
 }  // namespace dlsim
