@@ -7,6 +7,8 @@ namespace dlsim::cli {
 void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
   cmd->add_option("--batch", opts->batch, "batch size (sets dim 0 of every input)");
   cmd->add_option("--input", opts->inputs, "input shape NAME:D1xD2x... (repeatable)");
+  cmd->add_option("--dim", opts->dims,
+                  "a symbolic input dim by name, NAME=N (e.g. seq=2048; repeatable)");
   cmd->add_option("--dtype", opts->dtype, "fp32 (PyTorch default: TF32 convs), tf32, fp16, bf16")
       ->capture_default_str();
   cmd->add_option("--tf32", opts->tf32, "TF32 use for fp32: none, conv, all");
@@ -37,6 +39,11 @@ Result<ImportOptions> ToImportOptions(const ModelOptions& opts) {
     auto parsed = ParseInputSpec(spec);
     if (!parsed.ok()) return parsed.status().WithContext("--input " + spec);
     io.input_shapes[parsed->first] = parsed->second;
+  }
+  for (const std::string& spec : opts.dims) {
+    auto parsed = ParseDimSpec(spec);
+    if (!parsed.ok()) return parsed.status().WithContext("--dim " + spec);
+    io.named_dims[parsed->first] = parsed->second;
   }
   return io;
 }

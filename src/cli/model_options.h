@@ -17,6 +17,7 @@ namespace dlsim::cli {
 struct ModelOptions {
   int64_t batch = 0;
   std::vector<std::string> inputs;  // NAME:D1xD2...
+  std::vector<std::string> dims;    // NAME=N
   std::string dtype = "fp32";
   std::string tf32 = "";            // none|conv|all; "" = the dtype's default
   std::string mode = "inference";

@@ -21,7 +21,11 @@ Status SymbolicDimError(const std::string& file, const std::string& input, size_
   }
   return InvalidArgument(file + ": input '" + input + "' dim " + std::to_string(k) + " (" +
                          DimName(shape.dim(static_cast<int>(k))) +
-                         ") is symbolic; give the shape with --input " + input + ":" + hint);
+                         ") is symbolic; give the shape with --input " + input + ":" + hint +
+                         (shape.dim(static_cast<int>(k)).dim_param().empty()
+                              ? std::string()
+                              : " or the dim with --dim " + shape.dim(static_cast<int>(k)).dim_param() +
+                                    "=<n>"));
 }
 
 // Element counts (and byte counts downstream) must fit in int64.
@@ -77,8 +81,12 @@ Result<Tensor> ConvertGraphInput(const onnx::ValueInfoProto& info, const ImportO
   }
   for (int k = 0; k < shape.dim_size(); ++k) {
     const auto& d = shape.dim(k);
+    const auto named = d.has_dim_param() ? options.named_dims.find(d.dim_param())
+                                         : options.named_dims.end();
     if (k == 0 && options.batch > 0) {
       t.dims.push_back(options.batch);
+    } else if (named != options.named_dims.end()) {
+      t.dims.push_back(named->second);
     } else if (d.has_dim_value()) {
       if (d.dim_value() <= 0) {
         return InvalidArgument(file + ": input '" + info.name() + "' dim " + std::to_string(k) +
@@ -94,6 +102,26 @@ Result<Tensor> ConvertGraphInput(const onnx::ValueInfoProto& info, const ImportO
   }
   DLSIM_RETURN_IF_ERROR(CheckElementCount(file, t));
   return t;
+}
+
+Status CheckDimNames(const onnx::GraphProto& g, const ImportOptions& options,
+                     const std::string& file) {
+  std::set<std::string> symbolic;
+  for (const auto& info : g.input()) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) continue;
+    for (const auto& d : info.type().tensor_type().shape().dim()) {
+      if (d.has_dim_param() && !d.dim_param().empty()) symbolic.insert(d.dim_param());
+    }
+  }
+  for (const auto& [name, value] : options.named_dims) {
+    if (symbolic.count(name)) continue;
+    std::string known;
+    for (const std::string& n : symbolic) known += (known.empty() ? "" : ", ") + n;
+    return InvalidArgument(file + ": --dim names '" + name +
+                           "', which no graph input dim is called (symbolic dims: " +
+                           (known.empty() ? "none" : known) + ")");
+  }
+  return Status::Ok();
 }
 
 Status CheckInputShapeNames(const std::set<std::string>& input_names, const ImportOptions& options,

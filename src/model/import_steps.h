@@ -22,6 +22,10 @@ namespace dlsim {
 Result<Tensor> ConvertGraphInput(const onnx::ValueInfoProto& info, const ImportOptions& options,
                                  const std::string& file);
 
+// Fails when options.named_dims names a dim no graph input of `g` carries.
+Status CheckDimNames(const onnx::GraphProto& g, const ImportOptions& options,
+                     const std::string& file);
+
 // Fails when options.input_shapes names something not in `input_names`.
 Status CheckInputShapeNames(const std::set<std::string>& input_names, const ImportOptions& options,
                             const std::string& file);

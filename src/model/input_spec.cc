@@ -47,4 +47,13 @@ Result<std::pair<std::string, Shape>> ParseInputSpec(const std::string& spec) {
   return std::make_pair(name, shape);
 }
 
+Result<std::pair<std::string, int64_t>> ParseDimSpec(const std::string& spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    return InvalidArgument("dim spec '" + spec + "' is not NAME=N (e.g. seq=2048)");
+  }
+  DLSIM_ASSIGN_OR_RETURN(int64_t value, ParseDim(spec.substr(eq + 1), spec));
+  return std::make_pair(spec.substr(0, eq), value);
+}
+
 }  // namespace dlsim

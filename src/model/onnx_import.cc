@@ -56,6 +56,7 @@ Status AddInitializers(const onnx::GraphProto& g, const std::string& file, Graph
 
 Status AddGraphInputs(const onnx::GraphProto& g, const ImportOptions& options,
                       const std::string& file, Graph* graph) {
+  DLSIM_RETURN_IF_ERROR(CheckDimNames(g, options, file));
   std::set<std::string> names;
   for (const auto& info : g.input()) {
     const Tensor* existing = graph->FindTensor(info.name());

@@ -122,6 +122,28 @@ TEST(OnnxImportTest, SymbolicNonBatchDimIsAnError) {
               {"attention_opset17.onnx", "input 'x' dim 1", "'sequence'", "--input x:"});
 }
 
+TEST(OnnxImportTest, NamedDimSetsSymbolicDim) {
+  ImportOptions options;
+  options.batch = 2;
+  options.named_dims["sequence"] = 24;
+  auto g = LoadOnnxModel(ModelPath("attention_opset17.onnx"), options);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(DimsOf(*g, "x"), (Shape{2, 24, 64}));
+  EXPECT_EQ(DimsOf(*g, "y"), (Shape{2, 24, 64}));
+}
+
+TEST(OnnxImportTest, SymbolicDimErrorNamesTheDimOption) {
+  ExpectError(Load("attention_opset17.onnx", 2), StatusCode::kInvalidArgument,
+              {"--dim sequence=<n>"});
+}
+
+TEST(OnnxImportTest, NamedDimNoInputCarriesIsAnError) {
+  ImportOptions options;
+  options.named_dims["seq"] = 24;
+  ExpectError(LoadOnnxModel(ModelPath("attention_opset17.onnx"), options),
+              StatusCode::kInvalidArgument, {"attention_opset17.onnx", "--dim names 'seq'", "sequence"});
+}
+
 TEST(OnnxImportTest, InputShapeForUnknownNameIsAnError) {
   ImportOptions options;
   options.input_shapes["input_ids"] = {1, 2};
@@ -276,6 +298,19 @@ TEST(ParseInputSpecTest, ParsesAndRejects) {
   for (const char* bad : {"input_ids", ":16", "x:", "x:16x", "x:16xx2", "x:0x3", "x:-1x3",
                           "x:a", "x:99999999999999999999"}) {
     auto r = ParseInputSpec(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(ParseDimSpecTest, ParsesAndRejects) {
+  auto spec = ParseDimSpec("seq=2048");
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->first, "seq");
+  EXPECT_EQ(spec->second, 2048);
+  for (const char* bad : {"seq", "=4", "seq=", "seq=0", "seq=-1", "seq=a", "seq=99999999999999999999"}) {
+    auto r = ParseDimSpec(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().message();

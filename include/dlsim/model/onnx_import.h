@@ -21,7 +21,14 @@ struct ImportOptions {
   // Explicit input shapes by input name; they win over `batch`. A name that
   // is not a graph input is an error.
   std::map<std::string, Shape> input_shapes;
+  // Symbolic dims set by name (--dim seq=2048): every input dim whose
+  // dim_param is the name takes the value. Dim 0 of an input still takes
+  // `batch` when that is set. A name no input dim carries is an error.
+  std::map<std::string, int64_t> named_dims;
 };
+
+// Parses "NAME=N" as given to --dim (N a positive integer); errors quote it.
+Result<std::pair<std::string, int64_t>> ParseDimSpec(const std::string& spec);
 
 // Parses "NAME:D1xD2x..." as given to --input. Dims must be positive
 // integers; errors quote the spec.
