@@ -36,9 +36,6 @@ from reference_runs import capture_graph, environment, time_fn  # noqa: E402
 from rounds import set_reference_math  # noqa: E402
 
 DEV = "cuda"
-# The most a CUDA-graph replay may exceed the kernel sum by, per kernel, and
-# still be taken as the GPU time.
-GRAPH_US_PER_KERNEL = 5.0
 
 
 def compact_trace(prof, path):
@@ -103,13 +100,7 @@ def inference(name, dtype, batch, base, traces):
     except Exception as e:  # noqa: BLE001 - some models cannot be captured
         torch.cuda.synchronize()
         rec["graph_error"] = repr(e)[:200]
-    # Replay pays a few microseconds a kernel over the kernel sum; far more
-    # than that is capture itself slowing the model down.
-    g = rec.get("graph_ms")
-    if g is not None and g <= rec["kernel_sum_ms"] * 1.1 + GRAPH_US_PER_KERNEL * rec["kernels"] / 1000:
-        rec["gpu_ms"], rec["gpu_method"] = g, "graph_replay"
-    else:
-        rec["gpu_ms"], rec["gpu_method"] = rec["kernel_sum_ms"], "kernel_sum"
+    rec["gpu_ms"], rec["gpu_method"] = corpus.gpu_time(rec)
     return rec
 
 

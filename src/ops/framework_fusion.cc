@@ -4,8 +4,10 @@
 // RNN stacks: LSTM -> Squeeze -> LSTM -> ... (bidirectional layers:
 // LSTM -> Transpose -> Reshape -> LSTM), every layer's Y read only by the
 // views to the next layer.
-// Attention: Mul(q, s) and Mul(Transpose(k), s) -> MatMul -> [Add(mask)] ->
-// Softmax -> MatMul(., v), with s a scalar; the view nodes that make q, k
+// Attention: Mul(q, s) and Mul(k^T, s) -> MatMul -> [Add(mask)] -> Softmax
+// -> [Where(IsNaN(p), 0, p)] -> MatMul(., v), with s a scalar, k^T a
+// Transpose of k or views ending in one, and the mask Where(m, 0, -inf) of a
+// boolean m part of the group when the Add alone reads it; the view nodes that make q, k
 // and v (Reshape, Transpose, Squeeze, Unsqueeze, a Gather of one slice, and
 // in inference a Split of the packed projection)
 // and, in inference, those that turn the output back into [batch, seq,
@@ -189,16 +191,20 @@ class AttentionMatcher {
   // An attention whose softmax is `softmax`.
   bool Match(const Node& softmax, FusedGroup* group) const {
     if (softmax.op_type != "Softmax" || softmax.outputs.size() != 1) return false;
-    const Node* pv = ctx_.SoleConsumer(softmax.outputs[0]);
-    if (pv == nullptr || pv->op_type != "MatMul" || pv->Input(0) != softmax.outputs[0]) return false;
-    std::vector<const Node*> nodes = {&softmax, pv};
+    std::vector<const Node*> nodes = {&softmax};
+    const std::string probs = NanGuarded(softmax.outputs[0], &nodes);
+    const Node* pv = ctx_.SoleConsumer(probs);
+    if (pv == nullptr || pv->op_type != "MatMul" || pv->Input(0) != probs) return false;
+    nodes.push_back(pv);
     const Node* qk = ctx_.Producer(softmax.Input(0));
     const Node* reader = &softmax;  // the node that reads the scores
     if (qk != nullptr && qk->op_type == "Add" && ctx_.SoleConsumer(qk->outputs[0]) == &softmax) {
       nodes.push_back(qk);
       reader = qk;
       const Node* a = ctx_.Producer(qk->Input(0));
-      qk = a != nullptr && a->op_type == "MatMul" ? a : ctx_.Producer(qk->Input(1));
+      const bool first = a != nullptr && a->op_type == "MatMul";
+      AddMaskSelect(qk->Input(first ? 1 : 0), &nodes);
+      qk = first ? a : ctx_.Producer(qk->Input(1));
     }
     const bool masked = reader != &softmax;
     if (qk == nullptr || qk->op_type != "MatMul" || ctx_.SoleConsumer(qk->outputs[0]) != reader) {
@@ -207,20 +213,20 @@ class AttentionMatcher {
     nodes.push_back(qk);
     std::string q, kt;
     if (!ScaledBy(qk->Input(0), &q, &nodes) || !ScaledBy(qk->Input(1), &kt, &nodes)) return false;
-    const Node* transpose = ctx_.Producer(kt);
-    if (transpose == nullptr || transpose->op_type != "Transpose" || ctx_.SoleConsumer(kt) == nullptr) {
+    // k^T [.., D, Sk]: Transpose(k), or views of k ending in one (the
+    // dynamo exporter writes Reshape(Transpose(Reshape(k)))).
+    const Node* kt_view = ctx_.Producer(kt);
+    if (kt_view == nullptr || (kt_view->op_type != "Transpose" && kt_view->op_type != "Reshape")) {
       return false;
     }
-    nodes.push_back(transpose);
-    const std::string& k = transpose->Input(0);
     const std::string& v = pv->Input(1);
-    if (!ShapesAgree(q, k, v)) return false;
-    for (const std::string& operand : {q, k, v}) AddViewsBefore(operand, &nodes);
+    if (!ShapesAgree(q, kt, v)) return false;
+    for (const std::string& operand : {q, kt, v}) AddViewsBefore(operand, &nodes);
     std::string out = pv->outputs[0];
     if (!ctx_.options().training) out = AddViewsAfter(out, &nodes);
     group->op = "attention";
     group->input = q;
-    group->operands = {q, k, v, pv->outputs[0]};
+    group->operands = {q, kt, v, pv->outputs[0]};
     group->masked = masked;
     group->nodes.clear();
     for (const Node* n : nodes) group->nodes.push_back(IndexOf(ctx_, n));
@@ -229,6 +235,36 @@ class AttentionMatcher {
   }
 
  private:
+  // The exporters guard fully masked rows: Where(IsNaN(p), 0, p) after the
+  // softmax p, which PyTorch's fused kernels do inside. Returns the guarded
+  // tensor (or `probs` when there is no guard) and adds the guard's nodes.
+  std::string NanGuarded(const std::string& probs, std::vector<const Node*>* nodes) const {
+    const Node* isnan = nullptr;
+    const Node* where = nullptr;
+    for (const Node* c : ctx_.Readers(probs)) {
+      if (c->op_type == "IsNaN") isnan = c;
+      if (c->op_type == "Where" && c->inputs.size() == 3 && c->Input(2) == probs) where = c;
+    }
+    if (isnan == nullptr || where == nullptr || ctx_.ConsumerCount(probs) != 2 ||
+        where->Input(0) != isnan->outputs[0] || ctx_.SoleConsumer(isnan->outputs[0]) != where) {
+      return probs;
+    }
+    nodes->push_back(isnan);
+    nodes->push_back(where);
+    return where->outputs[0];
+  }
+
+  // The mask the exporters build per attention from a boolean one,
+  // Where(mask, 0, -inf), read only by the Add: PyTorch hands the boolean
+  // mask to the fused kernel (or drops it when it is causal or all true).
+  void AddMaskSelect(const std::string& mask, std::vector<const Node*>* nodes) const {
+    const Node* where = ctx_.Producer(mask);
+    if (where != nullptr && where->op_type == "Where" && where->inputs.size() == 3 &&
+        ctx_.SoleConsumer(mask) != nullptr && IsScalar(where->Input(1)) && IsScalar(where->Input(2))) {
+      nodes->push_back(where);
+    }
+  }
+
   // `name` = Mul(x, scalar) read only by the MatMul; `x` gets the other factor.
   bool ScaledBy(const std::string& name, std::string* x, std::vector<const Node*>* nodes) const {
     const Node* mul = ctx_.Producer(name);
@@ -251,14 +287,14 @@ class AttentionMatcher {
     return t != nullptr && t->num_elements() == 1;
   }
 
-  // q [.., Sq, D], k [.., Sk, D], v [.., Sk, Dv] of rank 3 or 4.
-  bool ShapesAgree(const std::string& q, const std::string& k, const std::string& v) const {
+  // q [.., Sq, D], k^T [.., D, Sk], v [.., Sk, Dv] of rank 3 or 4.
+  bool ShapesAgree(const std::string& q, const std::string& kt, const std::string& v) const {
     const Shape& qs = ctx_.T(q).dims;
-    const Shape& ks = ctx_.T(k).dims;
+    const Shape& ks = ctx_.T(kt).dims;
     const Shape& vs = ctx_.T(v).dims;
     const size_t r = qs.size();
-    return (r == 3 || r == 4) && ks.size() == r && vs.size() == r && qs[r - 1] == ks[r - 1] &&
-           ks[r - 2] == vs[r - 2];
+    return (r == 3 || r == 4) && ks.size() == r && vs.size() == r && qs[r - 1] == ks[r - 2] &&
+           ks[r - 1] == vs[r - 2];
   }
 
   static bool IsView(const Node& node) {
@@ -302,14 +338,14 @@ class AttentionMatcher {
 
 std::vector<KernelCall> LowerAttention(const LowerContext& ctx, const FusedGroup& group) {
   const Shape& q = ctx.T(group.operands[0]).dims;
-  const Shape& k = ctx.T(group.operands[1]).dims;
+  const Shape& kt = ctx.T(group.operands[1]).dims;  // k^T
   const Shape& v = ctx.T(group.operands[2]).dims;
   const size_t r = q.size();
   AttentionShape shape;
   shape.batch = q[0];
   shape.heads = r == 4 ? q[1] : 1;
   shape.seq_q = q[r - 2];
-  shape.seq_k = k[r - 2];
+  shape.seq_k = kt[r - 1];
   shape.head_dim = q[r - 1];
   shape.v_head_dim = v[r - 1];
   shape.masked = group.masked;

@@ -7,8 +7,8 @@
 // call (which overlaps the layers' time steps). F.scaled_dot_product_attention
 // (nn.MultiheadAttention, Hugging Face's "sdpa" attention) exports as
 // Mul(q, sqrt(scale)), Mul(k^T, sqrt(scale)) -> MatMul -> [Add mask] ->
-// Softmax -> MatMul(., v), where PyTorch runs one fused attention kernel on
-// strided views of q, k and v.
+// Softmax -> [NaN guard] -> MatMul(., v), where PyTorch runs one fused
+// attention kernel on strided views of q, k and v.
 #ifndef DLSIM_SRC_OPS_FRAMEWORK_FUSION_H_
 #define DLSIM_SRC_OPS_FRAMEWORK_FUSION_H_
 
@@ -24,7 +24,7 @@ struct FusedGroup {
   std::string input;         // the tensor the fused kernel reads
   double flops_per_elem = 0; // gelu, silu: the pointwise kernel's arithmetic
   std::vector<size_t> nodes; // graph order; the last one launches the kernel
-  // attention: q, k (untransposed), v and the output; whether a mask is added.
+  // attention: q, k^T, v and the output; whether a mask is added.
   std::vector<std::string> operands;
   bool masked = false;
 };

@@ -218,6 +218,49 @@ TEST(FrameworkFusion, ExportedSdpaIsOneAttentionCall) {
   EXPECT_DOUBLE_EQ(a.bytes_written, 2.0 * 16 * 32 * 4);
 }
 
+// The same attention as torch 2.11's exporters write a masked SDPA: k^T is
+// Reshape(Transpose(Reshape(k))) (dynamo) of a k [2, 16, 4, 8] that is not
+// in [batch, heads, seq, dim] order, a boolean mask becomes Where(m, 0,
+// -inf) added to the scores, and fully masked rows are guarded after the
+// softmax with Where(IsNaN(p), 0, p).
+Graph GuardedAttention() {
+  GraphBuilder b;
+  b.Input("xq", {2, 16, 32}).Input("xk", {2, 16, 32}).Input("xv", {2, 16, 32}).Input("m", {2, 1, 16, 16});
+  b.Weight("s", {1}).Weight("zero", {1}).Weight("ninf", {1});
+  b.Op("Reshape", "rq", {"xq"}, "q3", {2, 16, 4, 8});
+  b.Op("Transpose", "tq", {"q3"}, "q", {2, 4, 16, 8});
+  b.Op("Reshape", "rk", {"xk"}, "k", {2, 16, 4, 8});
+  b.Op("Reshape", "rk2", {"k"}, "k2", {2, 16, 32});
+  b.Op("Transpose", "tk", {"k2"}, "k2t", {2, 32, 16});
+  b.Op("Reshape", "rk3", {"k2t"}, "k_t", {2, 4, 8, 16});
+  b.Op("Reshape", "rv", {"xv"}, "v3", {2, 16, 4, 8});
+  b.Op("Transpose", "tv", {"v3"}, "v", {2, 4, 16, 8});
+  b.Op("Mul", "scale_q", {"q", "s"}, "qs", {2, 4, 16, 8});
+  b.Op("Mul", "scale_k", {"k_t", "s"}, "ks", {2, 4, 8, 16});
+  b.Op("MatMul", "qk", {"qs", "ks"}, "scores", {2, 4, 16, 16});
+  b.Op("Where", "mask", {"m", "zero", "ninf"}, "bias", {2, 1, 16, 16});
+  b.Op("Add", "add", {"scores", "bias"}, "masked", {2, 4, 16, 16});
+  b.Op("Softmax", "softmax", {"masked"}, "p", {2, 4, 16, 16});
+  b.Op("IsNaN", "isnan", {"p"}, "nan", {2, 4, 16, 16});
+  b.Op("Where", "guard", {"nan", "zero", "p"}, "pg", {2, 4, 16, 16});
+  b.Op("MatMul", "pv", {"pg", "v"}, "o", {2, 4, 16, 8});
+  return b.Build({"o"});
+}
+
+TEST(FrameworkFusion, GuardedMaskedSdpaOfBothExportersIsOneAttentionCall) {
+  auto lowered = LowerGraph(GuardedAttention(), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  std::vector<std::string> keys;
+  for (const LoweredNode& n : lowered->nodes) {
+    for (const KernelCall& c : n.calls) keys.push_back(n.name + ": " + c.Key());
+  }
+  std::string all;
+  for (const std::string& k : keys) all += k + "; ";
+  ASSERT_EQ(keys.size(), 1u) << all;
+  EXPECT_EQ(keys[0], "pv: attention_fwd batch=2 heads=4 seq_q=16 seq_k=16 head_dim=8 mask=1 dtype=fp32 "
+                     "math=fp32 layout=-");
+}
+
 TEST(FrameworkFusion, SdpaInTrainingKeepsTheOutputCopyAndAddsABackward) {
   LoweringOptions o;
   o.training = true;

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Where the lowering and PyTorch part, summed over a side of the corpus.
+
+Runs `dlsim compare` on every measured case of the side (TorchScript exports)
+and sums its findings over the corpus by (mode, kind, kernel short name): the
+kernels PyTorch ran that no dlsim call expects, and the calls no kernel ran.
+The largest rows are the lowering's largest gaps. Use it on the calibration
+side only: the test side is never looked at kernel by kernel.
+
+Usage: gaps.py [--side cal] [--exporter ts] [--top 40]
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import corpus  # noqa: E402
+import evaluate  # noqa: E402
+
+
+def findings(dlsim, machine, key, rec, exporter):
+    model, mode, dtype = key
+    s = corpus.spec(model)
+    trace = os.path.join(evaluate.CACHE, "traces", f"{model}_{mode}_{dtype}.trace.json")
+    onnx_path = os.path.join(evaluate.CACHE, "onnx", f"{model}.{exporter}.onnx")
+    if "error" in rec or not os.path.exists(trace) or not os.path.exists(onnx_path):
+        return key, None
+    shape = "x".join(str(d) for d in corpus.input_shape(s, rec["batch"]))
+    cmd = [dlsim, "compare", onnx_path, "--profile", trace, "--machine", machine, "--input",
+           f"{corpus.input_name(s)}:{shape}", "--format", "json"] + evaluate.CASE_ARGS[(mode, dtype)]
+    j, _ = evaluate.run_json(cmd)
+    return key, j
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--side", default="cal", choices=["cal", "test", "all"])
+    ap.add_argument("--exporter", default="ts", choices=evaluate.EXPORTERS)
+    ap.add_argument("--dlsim", default=os.path.join(evaluate.ROOT, "build", "dlsim"))
+    ap.add_argument("--machine", default="h100")
+    ap.add_argument("--top", type=int, default=40)
+    args = ap.parse_args()
+    evaluate.unpack()
+    wanted = set(corpus.names(args.side))
+    cases = {k: r for k, r in evaluate.measured_cases().items() if k[0] in wanted}
+    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        results = list(pool.map(lambda kr: findings(args.dlsim, args.machine, kr[0], kr[1], args.exporter),
+                                sorted(cases.items())))
+    total = collections.defaultdict(float)
+    gap = collections.defaultdict(lambda: [0.0, 0, set()])
+    for (model, mode, dtype), j in results:
+        if j is None:
+            continue
+        total[mode] += j["kernel_time_ms"]
+        for f in j["findings"]:
+            if f["kind"] not in ("extra_kernels", "missing"):
+                continue
+            m = re.search(r"does not expect: (.*) \(\d+ layer", f["title"])
+            name = m.group(1) if m else "(expected calls never ran)"
+            n = re.match(r"(\d+)", f["title"])
+            g = gap[(mode, f["kind"], name)]
+            g[0] += f["time_ms"]
+            g[1] += int(n.group(1)) if n else 0
+            g[2].add(f"{corpus.family_of(model)}")
+    rows = sorted(gap.items(), key=lambda kv: -kv[1][0])[:args.top]
+    print(f"kernel time per iteration summed over the side: " +
+          ", ".join(f"{m} {t:.1f} ms" for m, t in total.items()))
+    for (mode, kind, name), (ms, n, fams) in rows:
+        print(f"{mode:9s} {kind:13s} {ms:8.3f} ms {100 * ms / total[mode]:5.1f} % {n:5d}x  {name[:90]}  "
+              f"[{','.join(sorted(fams))[:60]}]")
+
+
+if __name__ == "__main__":
+    main()
