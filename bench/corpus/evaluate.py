@@ -37,7 +37,7 @@ CASE_ARGS = {
     ("inference", "fp32"): ["--dtype", "fp32"],
     ("inference", "fp16"): ["--dtype", "fp16"],
     ("training", "fp32"): ["--mode", "training", "--dtype", "fp32", "--optimizer", "sgd_momentum"],
-    ("training", "bf16_amp"): ["--mode", "training", "--dtype", "bf16", "--optimizer", "sgd_momentum"],
+    ("training", "bf16_amp"): ["--mode", "training", "--dtype", "bf16", "--amp", "--optimizer", "sgd_momentum"],
 }
 
 

@@ -14,6 +14,9 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
   cmd->add_option("--tf32", opts->tf32, "TF32 use for fp32: none, conv, all");
   cmd->add_option("--layout", opts->layout, "nchw or nhwc")->capture_default_str();
   cmd->add_flag("--strict", opts->strict, "unknown ops are errors, not warnings");
+  cmd->add_flag("--amp", opts->amp,
+                "mixed precision as torch.autocast: matrix ops in --dtype (fp16 or bf16); "
+                "weights, inputs, optimizer and autocast's fp32 ops stay fp32, with the casts");
   cmd->add_flag("--fuse", opts->fuse,
                 "fuse Conv+Relu into cudnnConvolutionBiasActivationForward");
   if (with_training) {
@@ -74,6 +77,10 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
     return InvalidArgument("--mode must be inference or training, got '" + opts.mode + "'");
   }
   lo.training = opts.mode == "training";
+  if (opts.amp && lo.dtype != DType::kFloat16 && lo.dtype != DType::kBFloat16) {
+    return InvalidArgument("--amp needs --dtype fp16 or bf16 (the matrix ops' dtype), got '" + d + "'");
+  }
+  lo.autocast = opts.amp;
   const std::string& o = opts.optimizer;
   if (o != "sgd" && o != "sgd_momentum" && o != "adam" && o != "adamw") {
     return InvalidArgument("--optimizer must be sgd, sgd_momentum, adam or adamw, got '" + o + "'");

@@ -26,6 +26,7 @@ struct ModelOptions {
   int gpus = 1;                       // data-parallel GPUs (training)
   bool strict = false;
   bool fuse = false;
+  bool amp = false;                   // torch.autocast: --dtype is the matrix ops' dtype
   std::string layout = "nchw";
 };
 

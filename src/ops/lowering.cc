@@ -1,6 +1,7 @@
 #include "dlsim/ops/lowering.h"
 
 #include "dlsim/ops/op_registry.h"
+#include "autocast.h"
 #include "framework_fusion.h"
 
 namespace dlsim {
@@ -91,9 +92,57 @@ bool OnEmptyTensors(const Graph& graph, const Node& node) {
 
 }  // namespace
 
+namespace {
+
+// A cast autocast makes before node's kernels (and, in training, the cast of
+// the gradient back).
+KernelCall CastCall(const LowerContext& ctx, const AutocastCast& cast, bool backward) {
+  const Tensor& t = ctx.T(cast.tensor);
+  const DType from = ctx.RunDType(t);
+  const double elems = static_cast<double>(t.num_elements());
+  KernelCall call;
+  call.kind = KernelKind::kCopy;
+  call.library_call = "copy_kernel";
+  call.phase = backward ? "bwd" : "fwd";
+  call.dtype = backward ? from : cast.to;
+  call.math = MathMode::kFp32;
+  call.AddParam("op", backward ? "cast_bwd" : "cast");
+  call.AddParam("elems", t.num_elements());
+  call.bytes_read = elems * DTypeBytes(backward ? cast.to : from);
+  call.bytes_written = elems * DTypeBytes(backward ? from : cast.to);
+  return call;
+}
+
+// Under autocast: node `i`'s kernels run in the plan's dtype, after the
+// casts of its inputs (whose gradients are cast back after its backward).
+void ApplyAutocast(const LowerContext& ctx, const AutocastPlan& plan, size_t i, LoweredNode* ln) {
+  if (plan.node_dtype[i] == DType::kFloat32) {
+    for (KernelCall& c : ln->calls) {
+      c.dtype = DType::kFloat32;
+      if (c.math == MathMode::kBf16 || c.math == MathMode::kFp16) c.math = MathMode::kFp32;
+    }
+  }
+  std::vector<KernelCall> calls;
+  for (const AutocastCast& cast : plan.casts[i]) calls.push_back(CastCall(ctx, cast, false));
+  calls.insert(calls.end(), ln->calls.begin(), ln->calls.end());
+  if (ctx.options().training) {
+    for (const AutocastCast& cast : plan.casts[i]) {
+      if (cast.needs_grad) calls.push_back(CastCall(ctx, cast, true));
+    }
+  }
+  ln->calls = std::move(calls);
+}
+
+}  // namespace
+
 Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options) {
   const OpRegistry& registry = BuiltinOps();
   LowerContext ctx(graph, options);
+  AutocastPlan autocast;
+  if (options.autocast) {
+    autocast = PlanAutocast(graph, options.dtype);
+    ctx.SetAutocast(&autocast);
+  }
   std::vector<bool> fused;
   if (options.fuse_conv_bias_act) fused = FusedActivations(graph, ctx);
   // Framework fusions: every node of a group but the last launches nothing;
@@ -139,6 +188,7 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
                                    node.op_type + " priced by bytes moved");
       }
     }
+    if (options.autocast) ApplyAutocast(ctx, autocast, i, &ln);
     lowered.nodes.push_back(std::move(ln));
   }
   return lowered;

@@ -1,5 +1,6 @@
 #include "dlsim/ops/op_registry.h"
 
+#include "autocast.h"
 #include <algorithm>
 #include <utility>
 
@@ -31,6 +32,10 @@ const Tensor& LowerContext::T(const std::string& name) const {
 }
 
 DType LowerContext::RunDType(const Tensor& t) const {
+  if (autocast_ != nullptr) {
+    auto it = autocast_->tensor_dtype.find(t.name);
+    if (it != autocast_->tensor_dtype.end()) return it->second;
+  }
   if (IsFloatDType(t.dtype) && t.dtype != DType::kFloat64) return options_.dtype;
   return t.dtype;
 }

@@ -19,6 +19,10 @@ struct LoweringOptions {
   bool tf32_conv = true;   // fp32 convolutions may use TF32 (PyTorch default)
   bool tf32_gemm = false;  // fp32 GEMMs may use TF32 (PyTorch default: no)
   bool training = false;   // add backward calls (the optimizer is separate)
+  // Mixed precision as torch.autocast: `dtype` (fp16 or bf16) is the matrix
+  // ops' dtype; weights, inputs and autocast's fp32 ops stay fp32, with the
+  // casts between them (src/ops/autocast.h).
+  bool autocast = false;
   // Fuse Conv(+bias)+Relu into cudnnConvolutionBiasActivationForward
   // (what Benanza's fused mode and inference engines do; PyTorch does not).
   bool fuse_conv_bias_act = false;

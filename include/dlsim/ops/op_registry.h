@@ -16,6 +16,8 @@
 
 namespace dlsim {
 
+struct AutocastPlan;  // src/ops/autocast.h
+
 // What a lowering function sees: the graph, the options and helpers that
 // give tensor shapes and sizes at the compute dtype.
 class LowerContext {
@@ -27,8 +29,12 @@ class LowerContext {
   // The tensor named `name`; DLSIM_CHECKs that it exists (the importer
   // guarantees every node input and output does).
   const Tensor& T(const std::string& name) const;
-  // Storage dtype at run time: float tensors take options.dtype.
+  // Storage dtype at run time: float tensors take options.dtype (under
+  // autocast, the plan's dtype of the tensor).
   DType RunDType(const Tensor& t) const;
+  // Lowering under autocast reads tensor dtypes from `plan` (it must outlive
+  // the context).
+  void SetAutocast(const AutocastPlan* plan) { autocast_ = plan; }
   double Bytes(const std::string& name) const;  // 0 for "" (absent input)
   int64_t Elems(const std::string& name) const;
   // Number of nodes that read tensor `name`'s data (graph outputs count once;
@@ -64,6 +70,7 @@ class LowerContext {
   std::map<std::string, const Node*> producer_;
   std::set<std::string> channels_last_;  // src/ops/memory_format.h
   std::set<std::string> format_views_;
+  const AutocastPlan* autocast_ = nullptr;
 };
 
 // Appends the calls for `node` to `calls`. `fused_act` is the activation of

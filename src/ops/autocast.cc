@@ -1,0 +1,121 @@
+#include "autocast.h"
+
+#include <set>
+
+namespace dlsim {
+namespace {
+
+enum class AutocastClass { kLow, kFp32, kPromote };
+
+AutocastClass ClassOf(const std::string& op) {
+  static const std::set<std::string> kLow = {"MatMul", "Gemm", "Conv", "ConvTranspose", "Einsum",
+                                             "LSTM", "GRU", "RNN", "Attention"};
+  static const std::set<std::string> kFp32 = {
+      "Softmax", "LogSoftmax", "LayerNormalization", "GroupNormalization", "Exp", "Log", "Pow",
+      "Reciprocal", "ReduceSum", "ReduceProd", "ReduceLogSumExp", "ReduceL1", "ReduceL2",
+      "CumSum", "Softplus"};
+  if (kLow.count(op)) return AutocastClass::kLow;
+  if (kFp32.count(op)) return AutocastClass::kFp32;
+  return AutocastClass::kPromote;
+}
+
+class Planner {
+ public:
+  Planner(const Graph& graph, DType low) : graph_(graph), low_(low) {
+    for (const Node& n : graph.nodes) {
+      for (const std::string& out : n.outputs) producer_op_[out] = n.op_type;
+    }
+  }
+
+  AutocastPlan Run() {
+    for (const auto& [name, t] : graph_.tensors) {
+      if (IsFloat(t) && (t.is_graph_input || t.is_initializer)) plan_.tensor_dtype[name] = DType::kFloat32;
+    }
+    plan_.node_dtype.assign(graph_.nodes.size(), DType::kFloat32);
+    plan_.casts.resize(graph_.nodes.size());
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) PlanNode(i);
+    return std::move(plan_);
+  }
+
+ private:
+  bool IsFloat(const Tensor& t) const { return IsFloatDType(t.dtype) && t.dtype != DType::kFloat64; }
+
+  const Tensor* FloatTensor(const std::string& name) const {
+    if (name.empty()) return nullptr;
+    const Tensor* t = graph_.FindTensor(name);
+    return t != nullptr && IsFloat(*t) ? t : nullptr;
+  }
+
+  // Weights, constants and scalars: they keep their dtype and do not promote.
+  bool IsFixed(const Tensor& t) const {
+    auto p = producer_op_.find(t.name);
+    return t.is_initializer || t.num_elements() <= 1 ||
+           (p != producer_op_.end() && (p->second == "Constant" || p->second == "Identity"));
+  }
+
+  DType DTypeOf(const std::string& name) const {
+    auto it = plan_.tensor_dtype.find(name);
+    return it == plan_.tensor_dtype.end() ? DType::kFloat32 : it->second;
+  }
+
+  void Cast(size_t node, const Tensor& t, DType to) {
+    if (IsFixed(t) && t.num_elements() <= 1) return;  // scalars: no kernel
+    if (t.is_initializer) {
+      if (to != low_ || !cast_weights_.insert(t.name).second) return;  // cached a forward
+    }
+    plan_.casts[node].push_back(AutocastCast{t.name, to, !t.is_graph_input});
+  }
+
+  void PlanNode(size_t i) {
+    const Node& node = graph_.nodes[i];
+    const AutocastClass cls = ClassOf(node.op_type);
+    DType dtype = DType::kFloat32;
+    if (cls == AutocastClass::kLow) {
+      dtype = low_;
+    } else if (node.op_type == "Cast") {
+      const Tensor* out = node.outputs.empty() ? nullptr : FloatTensor(node.outputs[0]);
+      dtype = out != nullptr && out->dtype != DType::kFloat32 ? low_ : DType::kFloat32;
+    } else if (cls == AutocastClass::kPromote) {
+      // The widest activation input; batch norm's statistics do not promote.
+      const size_t inputs = node.op_type == "BatchNormalization" ? 1 : node.inputs.size();
+      bool any_activation = false;
+      for (size_t k = 0; k < inputs && k < node.inputs.size(); ++k) {
+        const Tensor* t = FloatTensor(node.inputs[k]);
+        any_activation = any_activation || (t != nullptr && !IsFixed(*t));
+      }
+      if (any_activation && !HasFp32Activation(node, inputs)) dtype = low_;
+    }
+    plan_.node_dtype[i] = dtype;
+    if (cls != AutocastClass::kPromote) {
+      for (const std::string& in : node.inputs) {
+        const Tensor* t = FloatTensor(in);
+        if (t != nullptr && DTypeOf(in) != dtype && !(cls == AutocastClass::kFp32 && IsFixed(*t))) {
+          Cast(i, *t, dtype);
+        }
+      }
+    }
+    for (const std::string& out : node.outputs) {
+      if (FloatTensor(out) != nullptr) plan_.tensor_dtype[out] = dtype;
+    }
+  }
+
+  bool HasFp32Activation(const Node& node, size_t inputs) const {
+    for (size_t k = 0; k < inputs && k < node.inputs.size(); ++k) {
+      const Tensor* t = FloatTensor(node.inputs[k]);
+      if (t != nullptr && !IsFixed(*t) && DTypeOf(t->name) == DType::kFloat32) return true;
+    }
+    return false;
+  }
+
+  const Graph& graph_;
+  const DType low_;
+  std::map<std::string, std::string> producer_op_;
+  std::set<std::string> cast_weights_;
+  AutocastPlan plan_;
+};
+
+}  // namespace
+
+AutocastPlan PlanAutocast(const Graph& graph, DType low) { return Planner(graph, low).Run(); }
+
+}  // namespace dlsim

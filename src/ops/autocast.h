@@ -1,0 +1,37 @@
+// Mixed precision as torch.autocast runs it (private to src/ops). Weights
+// and graph inputs stay fp32; matrix ops (MatMul, Gemm, Conv, ConvTranspose,
+// Einsum, RNNs, Attention) cast their float inputs to the low dtype and
+// write it; ops on autocast's fp32 list (softmax, the norms but batch norm,
+// exp/log/pow, sums) cast low inputs to fp32 and write fp32; every other op
+// runs in the widest dtype of its activation inputs (weights and scalars do
+// not promote). Each weight is cast once a forward (autocast's cache); in
+// training every cast of a tensor that needs a gradient has a backward cast.
+#ifndef DLSIM_SRC_OPS_AUTOCAST_H_
+#define DLSIM_SRC_OPS_AUTOCAST_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dlsim/model/graph.h"
+
+namespace dlsim {
+
+struct AutocastCast {
+  std::string tensor;
+  DType to = DType::kFloat32;
+  bool needs_grad = true;  // false for graph inputs: no backward cast
+};
+
+struct AutocastPlan {
+  std::map<std::string, DType> tensor_dtype;  // every float tensor's run dtype
+  std::vector<DType> node_dtype;              // per node: the dtype it computes in
+  std::vector<std::vector<AutocastCast>> casts;  // per node: inputs cast first
+};
+
+// The plan for `graph` with matrix ops in `low` (fp16 or bf16).
+AutocastPlan PlanAutocast(const Graph& graph, DType low);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_SRC_OPS_AUTOCAST_H_

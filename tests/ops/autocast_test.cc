@@ -1,0 +1,93 @@
+// Lowering under torch.autocast (src/ops/autocast.h): which kernels run in
+// which dtype, and the casts between them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "dlsim/ops/lowering.h"
+#include "graph_builder.h"
+
+namespace dlsim {
+namespace {
+
+using testing::GraphBuilder;
+
+// x [4, 64] (an fp32 input) -> MatMul(w1 [64, 32]) -> LayerNorm(g) ->
+// MatMul(w2 [32, 32]) -> Relu.
+Graph Mlp() {
+  GraphBuilder b;
+  b.Input("x", {4, 64}).Weight("w1", {64, 32}).Weight("w2", {32, 32}).Weight("g", {32});
+  b.Op("MatMul", "mm1", {"x", "w1"}, "h", {4, 32});
+  GraphBuilder::SetInt(b.Op("LayerNormalization", "ln", {"h", "g"}, "n", {4, 32}), "axis", -1);
+  b.Op("MatMul", "mm2", {"n", "w2"}, "z", {4, 32});
+  b.Op("Relu", "relu", {"z"}, "y", {4, 32});
+  return b.Build({"y"});
+}
+
+std::vector<std::string> Describe(const LoweredNode& n) {
+  std::vector<std::string> out;
+  for (const KernelCall& c : n.calls) {
+    out.push_back(c.phase + " " + c.Key() + " r" + std::to_string(static_cast<int>(c.bytes_read)) +
+                  " w" + std::to_string(static_cast<int>(c.bytes_written)));
+  }
+  return out;
+}
+
+TEST(Autocast, MatrixOpsRunLowNormsFp32WithTheCastsBetween) {
+  LoweringOptions o;
+  o.dtype = DType::kBFloat16;
+  o.autocast = true;
+  auto lowered = LowerGraph(Mlp(), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const auto& nodes = lowered->nodes;
+  // mm1: x and w1 cast to bf16 (4*64 and 64*32 elements), then the GEMM.
+  std::vector<std::string> mm1 = Describe(nodes[0]);
+  ASSERT_EQ(mm1.size(), 3u);
+  EXPECT_EQ(mm1[0], "fwd copy op=cast elems=256 dtype=bf16 math=fp32 layout=- r1024 w512");
+  EXPECT_EQ(mm1[1], "fwd copy op=cast elems=2048 dtype=bf16 math=fp32 layout=- r8192 w4096");
+  EXPECT_NE(mm1[2].find("dtype=bf16"), std::string::npos) << mm1[2];
+  // ln: its bf16 input cast to fp32, then the norm in fp32.
+  std::vector<std::string> ln = Describe(nodes[1]);
+  ASSERT_GE(ln.size(), 2u);
+  EXPECT_EQ(ln[0], "fwd copy op=cast elems=128 dtype=fp32 math=fp32 layout=- r256 w512");
+  EXPECT_NE(ln[1].find("dtype=fp32"), std::string::npos) << ln[1];
+  // mm2: the fp32 norm output and w2 cast back to bf16.
+  EXPECT_EQ(Describe(nodes[2]).size(), 3u);
+  // relu: bf16 like its input, no cast.
+  std::vector<std::string> relu = Describe(nodes[3]);
+  ASSERT_EQ(relu.size(), 1u);
+  EXPECT_NE(relu[0].find("dtype=bf16"), std::string::npos) << relu[0];
+}
+
+TEST(Autocast, TrainingCastsGradientsBackButNotTheInputs) {
+  LoweringOptions o;
+  o.dtype = DType::kBFloat16;
+  o.autocast = true;
+  o.training = true;
+  auto lowered = LowerGraph(Mlp(), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  int fwd = 0, bwd = 0;
+  for (const LoweredNode& n : lowered->nodes) {
+    for (const KernelCall& c : n.calls) {
+      if (c.params.empty() || c.params[0].first != "op") continue;
+      if (c.params[0].second == "cast") ++fwd;
+      if (c.params[0].second == "cast_bwd") ++bwd;
+    }
+  }
+  EXPECT_EQ(fwd, 5);  // x, w1, h, n, w2
+  EXPECT_EQ(bwd, 4);  // all but the graph input x
+}
+
+TEST(Autocast, OffChangesNothing) {
+  LoweringOptions o;
+  o.dtype = DType::kBFloat16;
+  auto lowered = LowerGraph(Mlp(), o);
+  ASSERT_TRUE(lowered.ok());
+  for (const LoweredNode& n : lowered->nodes) {
+    for (const KernelCall& c : n.calls) EXPECT_EQ(c.dtype, DType::kBFloat16) << n.name;
+  }
+}
+
+}  // namespace
+}  // namespace dlsim
