@@ -139,6 +139,19 @@ TEST(WorkloadValidation, MissingFieldNegativeNanWrongTypeUnknownKey) {
             "studies/w.yaml: nodes_per_unit: give gpus_per_unit or nodes_per_unit, not both");
 }
 
+// Issue 24: a split that leaves no sample to train on is a workload error
+// (it aborted in the FOM with unit_time_s > 0).
+TEST(WorkloadValidation, SplitMustLeaveATrainingSample) {
+  EXPECT_EQ(ErrorOf(With(kSingle, "{train_samples: 1281167}",
+                         "{train_samples: 1, validation_fraction: 0.5}")),
+            "studies/w.yaml: dataset.validation_fraction: leaves no training sample "
+            "(train_samples 1 x (1 - 0.5) rounds down to 0); lower it or raise train_samples");
+  EXPECT_TRUE(LoadWorkloadFileFromString(
+                  With(kSingle, "{train_samples: 1281167}", "{train_samples: 2, validation_fraction: 0.5}"),
+                  kFile)
+                  .ok());
+}
+
 TEST(WorkloadValidation, StudyErrorsNameTheListEntry) {
   const std::string study =
       "workloads:\n"

@@ -1,0 +1,69 @@
+// Issue 24, "Reliability, second pass": hostile inputs that crashed, ran
+// silently with a wrong meaning, or left damaged output. Each case exits 1
+// with "dlsim: error:" and a message naming the file, key or node. The
+// committed inputs live in tests/data/hostile/ (fuzzers start from them).
+#include <sqlite3.h>
+
+#include "bad_input_util.h"
+
+namespace dlsim::badinput {
+namespace {
+
+const std::string kTinyModel = std::string(DLSIM_TEST_DATA_DIR) + "/models/tiny_cnn_opset17.onnx";
+
+std::string Hostile(const std::string& name) {
+  return std::string(DLSIM_TEST_DATA_DIR) + "/hostile/" + name;
+}
+
+std::string Records(const std::string& name) {
+  return std::string(DLSIM_TEST_DATA_DIR) + "/perfdb/" + name;
+}
+
+std::string FirstRecord() {
+  const std::string all = ReadFile(Records("h100_a.jsonl"));
+  return all.substr(0, all.find('\n') + 1);
+}
+
+// `db import` of the first record with `from` replaced by `to`.
+std::string ImportEdited(const std::string& name, const std::string& from, const std::string& to) {
+  std::string line = FirstRecord();
+  const size_t at = line.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) line.replace(at, from.size(), to);
+  return "db import " + WriteFile(name + ".jsonl", line) + " --db " +
+         (WorkDir() / (name + ".db")).string();
+}
+
+// A database holding h100_a.jsonl, then `sql` run on it.
+std::string EditedDb(const std::string& name, const std::string& sql) {
+  const std::string db = (WorkDir() / name).string();
+  std::filesystem::remove(db);
+  const Outcome r = RunDlsim("db import " + Records("h100_a.jsonl") + " --db " + db);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  sqlite3* raw = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+  sqlite3_close(raw);
+  return db;
+}
+
+const BadCase kCases[] = {
+    // 1. A split that leaves no training sample aborted in fom.cc.
+    {"WorkloadNoTrainingSampleEstimate",
+     [] { return "estimate --workload " + Hostile("workload_no_training_sample.yaml") + " --machine h100"; },
+     {"workload_no_training_sample.yaml", "dataset.validation_fraction", "no training sample"}},
+    {"WorkloadNoTrainingSampleFom",
+     [] {
+       return "fom " + Hostile("workload_no_training_sample.yaml") + " --machine h100 --baseline h200";
+     },
+     {"workload_no_training_sample.yaml", "dataset.validation_fraction", "no training sample"}},
+};
+
+class Issue24Test : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(Issue24Test, FailsCleanlyNamingFileAndPlace) { ExpectCleanFailure(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Issue24, Issue24Test, ::testing::ValuesIn(kCases), CaseName);
+
+}  // namespace
+}  // namespace dlsim::badinput
