@@ -34,6 +34,9 @@ Status PlanOne(const std::string& model, const ModelOptions& mo, std::set<std::s
 
 Status RunPlan(const PlanArgs& args) {
   std::set<std::string> keys;
+  for (int64_t b : args.batches) {
+    if (b <= 0) return InvalidArgument("--batch must be a positive integer, got " + std::to_string(b));
+  }
   std::vector<int64_t> batches = args.batches.empty() ? std::vector<int64_t>{0} : args.batches;
   for (const std::string& model : args.models) {
     for (int64_t b : batches) {

@@ -57,6 +57,20 @@ const BadCase kCases[] = {
        return "fom " + Hostile("workload_no_training_sample.yaml") + " --machine h100 --baseline h200";
      },
      {"workload_no_training_sample.yaml", "dataset.validation_fraction", "no training sample"}},
+    // 2. --batch 0 and --batch "" ran as the model's batch.
+    {"EstimateBatchZero", [] { return "estimate " + kTinyModel + " --batch 0"; },
+     {"--batch must be a positive integer, got '0'"}},
+    {"EstimateBatchEmpty", [] { return "estimate " + kTinyModel + " --batch ''"; },
+     {"--batch must be a positive integer, got ''"}},
+    {"InspectBatchZero", [] { return "inspect " + kTinyModel + " --batch 0"; },
+     {"--batch must be a positive integer, got '0'"}},
+    {"InspectBatchEmpty", [] { return "inspect " + kTinyModel + " --batch ''"; },
+     {"--batch must be a positive integer, got ''"}},
+    {"EstimateBatchPastInt64",
+     [] { return "estimate " + kTinyModel + " --batch 99999999999999999999"; },
+     {"--batch must be a positive integer, got '99999999999999999999'"}},
+    {"PlanBatchZero", [] { return "plan " + kTinyModel + " --batch 0"; },
+     {"--batch must be a positive integer, got 0"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};
