@@ -71,6 +71,11 @@ const BadCase kCases[] = {
      {"--batch must be a positive integer, got '99999999999999999999'"}},
     {"PlanBatchZero", [] { return "plan " + kTinyModel + " --batch 0"; },
      {"--batch must be a positive integer, got 0"}},
+    // 3. A kernel larger than its padded input gave a 1x4x0x0 output.
+    {"ConvKernelLargerThanInput",
+     [] { return "estimate " + Hostile("conv_kernel_larger_than_input.onnx") + " --machine h100"; },
+     {"conv_kernel_larger_than_input.onnx", "node 'big_conv' (Conv)",
+      "is larger than the padded input (6)"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};
