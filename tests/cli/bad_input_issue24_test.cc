@@ -76,6 +76,10 @@ const BadCase kCases[] = {
      [] { return "estimate " + Hostile("conv_kernel_larger_than_input.onnx") + " --machine h100"; },
      {"conv_kernel_larger_than_input.onnx", "node 'big_conv' (Conv)",
       "is larger than the padded input (6)"}},
+    // 4. An op of another domain named like an ONNX op was priced as it.
+    {"ForeignDomainReluStrict",
+     [] { return "estimate " + Hostile("foreign_domain_relu.onnx") + " --machine h100 --strict"; },
+     {"node 'evil_relu'", "evil.domain::Relu", "not known"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};
@@ -83,6 +87,16 @@ class Issue24Test : public ::testing::TestWithParam<BadCase> {};
 TEST_P(Issue24Test, FailsCleanlyNamingFileAndPlace) { ExpectCleanFailure(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Issue24, Issue24Test, ::testing::ValuesIn(kCases), CaseName);
+
+// An op of another domain is never priced as the ONNX op of its name: it is
+// an unknown op (bytes moved) named with its domain.
+TEST(Issue24Extra, ForeignDomainOpIsUnknownNotRelu) {
+  const Outcome r = RunDlsim("estimate " + Hostile("foreign_domain_relu.onnx") +
+                             " --machine h100 --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("unknown op evil.domain::Relu priced by bytes moved"), std::string::npos)
+      << r.output;
+}
 
 }  // namespace
 }  // namespace dlsim::badinput
