@@ -80,6 +80,10 @@ const BadCase kCases[] = {
     {"ForeignDomainReluStrict",
      [] { return "estimate " + Hostile("foreign_domain_relu.onnx") + " --machine h100 --strict"; },
      {"node 'evil_relu'", "evil.domain::Relu", "not known"}},
+    // 5. A typo among the dispatch kinds was ignored.
+    {"MachineDispatchKindTypo",
+     [] { return "estimate " + kTinyModel + " --machine " + Hostile("machine_dispatch_kind_typo.yaml"); },
+     {"machine_dispatch_kind_typo.yaml", "host.dispatch_us_by_kind.conv_fwdd", "unknown kind"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};
