@@ -84,6 +84,18 @@ const BadCase kCases[] = {
     {"MachineDispatchKindTypo",
      [] { return "estimate " + kTinyModel + " --machine " + Hostile("machine_dispatch_kind_typo.yaml"); },
      {"machine_dispatch_kind_typo.yaml", "host.dispatch_us_by_kind.conv_fwdd", "unknown kind"}},
+    // 6. A grid of 10^10 variants died with bad_alloc.
+    {"SweepGridTooLarge",
+     [] {
+       std::string args = "sweep " + std::string(DLSIM_SOURCE_DIR) +
+                          "/workloads/candle-fom-example.yaml --machine h100";
+       for (const char* f : {"memory_bw", "matrix_peak", "vector_peak", "sm_count", "nodes"}) {
+         args += std::string(" --grid ") + f + "=";
+         for (int i = 1; i <= 100; ++i) args += (i > 1 ? "," : "") + std::to_string(i);
+       }
+       return args;
+     },
+     {"--grid: 10000000000 variants, more than the limit of 1000000"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};
