@@ -1,10 +1,14 @@
 #include "yaml_fields.h"
 
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "dlsim/util/input_file.h"
@@ -61,7 +65,16 @@ std::string FormatNumber(double value) {
 YamlFields::YamlFields(YAML::Node node, std::string file, std::string path,
                        std::shared_ptr<ErrorSink> sink)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)),
-      sink_(std::move(sink)) {}
+      sink_(std::move(sink)) {
+  auto index = std::make_shared<KeyIndex>();
+  if (node_.IsMap()) {
+    index->reserve(node_.size());
+    for (const auto& kv : node_) {
+      if (kv.first.IsScalar()) index->emplace(kv.first.Scalar(), kv.second);
+    }
+  }
+  index_ = std::move(index);
+}
 
 YamlFields YamlFields::Root(const YAML::Node& doc, const std::string& file,
                             std::shared_ptr<ErrorSink> sink) {
@@ -84,14 +97,14 @@ void YamlFields::Fail(const std::string& key, const std::string& message) {
 
 bool YamlFields::Has(const std::string& key) const {
   if (!present_) return false;
-  const YAML::Node& self = node_;
-  return self[key].IsDefined();
+  auto it = index_->find(key);
+  return it != index_->end() && it->second.IsDefined();
 }
 
 YAML::Node YamlFields::Node(const std::string& key) const {
   if (!present_) return YAML::Node();
-  const YAML::Node& self = node_;
-  return self[key];
+  auto it = index_->find(key);
+  return it != index_->end() ? it->second : YAML::Node(YAML::NodeType::Undefined);
 }
 
 bool YamlFields::Scalar(const std::string& key, Presence presence, const char* expected,
@@ -252,18 +265,71 @@ void YamlFields::Finish() {
   std::set<std::string> seen;
   for (const auto& kv : node_) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    // Only the first error is kept: stop there (listing the known keys for
+    // every bad key of a large mapping would be quadratic).
     if (!seen.insert(key).second) {
       Fail(key, "duplicate key");
-    } else if (!known_.count(key)) {
+      return;
+    }
+    if (!known_.count(key)) {
       std::string list;
       for (const auto& k : known_) list += (list.empty() ? "" : ", ") + k;
       Fail(key, "unknown key (a typo? known keys here: " + list + ")");
+      return;
     }
   }
 }
 
+namespace {
+
+// First pass over the events: finds an alias of a mapping or a sequence.
+class CollectionAliasFinder : public YAML::EventHandler {
+ public:
+  bool found() const { return found_; }
+  const YAML::Mark& mark() const { return mark_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (!found_ && collections_.count(anchor) != 0) {
+      found_ = true;
+      mark_ = mark;
+    }
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    if (anchor != YAML::NullAnchor) collections_.insert(anchor);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    if (anchor != YAML::NullAnchor) collections_.insert(anchor);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  std::set<YAML::anchor_t> collections_;
+  bool found_ = false;
+  YAML::Mark mark_;
+};
+
+}  // namespace
+
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& file) {
   try {
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    CollectionAliasFinder finder;
+    parser.HandleNextDocument(finder);  // YAML::Load reads the first document only
+    if (finder.found()) {
+      return ParseError(file + ":" + std::to_string(finder.mark().line + 1) + ":" +
+                        std::to_string(finder.mark().column + 1) +
+                        ": an alias of a mapping or list; dlsim allows aliases of single "
+                        "values only (write the section out)");
+    }
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return ParseError(file + ":" + std::to_string(e.mark.line + 1) + ":" +

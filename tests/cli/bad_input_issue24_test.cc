@@ -96,6 +96,10 @@ const BadCase kCases[] = {
        return args;
      },
      {"--grid: 10000000000 variants, more than the limit of 1000000"}},
+    // 7. Nested mapping aliases (billion laughs) grew past 4 GB.
+    {"MachineAliasBomb",
+     [] { return "estimate " + kTinyModel + " --machine " + Hostile("machine_alias_bomb.yaml"); },
+     {"machine_alias_bomb.yaml:11:", "an alias of a mapping or list"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};

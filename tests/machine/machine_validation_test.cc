@@ -2,6 +2,7 @@
 // file and the dotted field.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "dlsim/machine/machine_io.h"
@@ -142,6 +143,20 @@ TEST(MachineValidation, DispatchKindsAreChecked) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(m->host.dispatch_s_by_kind.size(), 2 * (static_cast<size_t>(KernelKind::kOptimizer) + 1) + 4);
   EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("conv_bwd_filter.fp16"), 2e-6);
+}
+
+// Issue 24: 60k keys under sources: (and under dispatch_us_by_kind) are read
+// in linear time and the first bad one is named.
+TEST(MachineValidation, LargeMappingsAndTinyNumbers) {
+  std::string sources = "sources:\n";
+  for (int i = 0; i < 60000; ++i) sources += "  device.k" + std::to_string(i) + ": cited\n";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(ErrorOf(kBase + sources), "machines/x.yaml: sources.device.k0: names no field or section of this file");
+  std::string kinds = "  dispatch_us: 8\n  dispatch_us_by_kind:\n";
+  for (int i = 0; i < 60000; ++i) kinds += "    gemm" + std::to_string(i) + ": 1\n";
+  EXPECT_EQ(ErrorOf(With("  dispatch_us: 8\n", kinds)).substr(0, 67),
+            "machines/x.yaml: host.dispatch_us_by_kind.gemm0: unknown kind (a ty");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30);
 }
 
 TEST(MachineValidation, RangesAndCrossChecks) {
