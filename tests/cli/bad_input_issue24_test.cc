@@ -100,6 +100,46 @@ const BadCase kCases[] = {
     {"MachineAliasBomb",
      [] { return "estimate " + kTinyModel + " --machine " + Hostile("machine_alias_bomb.yaml"); },
      {"machine_alias_bomb.yaml:11:", "an alias of a mapping or list"}},
+    // 8. Measurement records: range-checked on import ...
+    {"RecordsAbsurdTime",
+     [] { return ImportEdited("r_1e300", "\"median_ms\": 0.25", "\"median_ms\": 1e300"); },
+     {"r_1e300.jsonl:1", "median_ms", "outside [0, 1e+06]"}},
+    {"RecordsMinAboveMax",
+     [] { return ImportEdited("r_minmax", "\"min_ms\": ", "\"min_ms\": 1000, \"x\": "); },
+     {"r_minmax.jsonl:1", "min_ms", "is more than max_ms"}},
+    {"RecordsMedianOutsideMinMax",
+     [] { return ImportEdited("r_median", "\"median_ms\": 0.25", "\"median_ms\": 900"); },
+     {"r_median.jsonl:1", "median_ms", "outside [min_ms, max_ms]"}},
+    {"RecordsZeroReps",
+     [] { return ImportEdited("r_reps0", "\"reps\": 100", "\"reps\": 0"); },
+     {"r_reps0.jsonl:1", "reps", ">= 1"}},
+    {"RecordsRepsPastInt64",
+     [] { return ImportEdited("r_reps63", "\"reps\": 100", "\"reps\": 9223372036854775808"); },
+     {"r_reps63.jsonl:1", "reps", "out of range", "9223372036854775808"}},
+    {"RecordsDimPastInt64",
+     [] { return ImportEdited("r_dim", "n=16 ", "n=99999999999999999999 "); },
+     {"r_dim.jsonl:1", "n=99999999999999999999", "int64"}},
+    {"RecordsOneGarbageLine",
+     [] {
+       return "db import " + WriteFile("r_garbage.jsonl", "hello, not a record") + " --db " +
+              (WorkDir() / "r_garbage.db").string();
+     },
+     {"r_garbage.jsonl:1", "invalid JSON"}},
+    // ... and on reading a database.
+    {"DbNegativeTime",
+     [] {
+       return "db export --db " +
+              EditedDb("neg.db", "UPDATE measurements SET median_ms = -1e300 WHERE id = 1") +
+              " --out " + (WorkDir() / "neg.csv").string();
+     },
+     {"neg.db: measurement 1 (key '", "median_ms", "outside [0, 1e+06]"}},
+    {"DbTextTime",
+     [] {
+       return "db export --db " +
+              EditedDb("text.db", "UPDATE measurements SET median_ms = 'fast' WHERE id = 1") +
+              " --out " + (WorkDir() / "text.csv").string();
+     },
+     {"text.db: measurement 1 (key '", "column median_ms holds 'fast', not a number"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};
