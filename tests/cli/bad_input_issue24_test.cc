@@ -140,6 +140,13 @@ const BadCase kCases[] = {
               " --out " + (WorkDir() / "text.csv").string();
      },
      {"text.db: measurement 1 (key '", "column median_ms holds 'fast', not a number"}},
+    // 9. Writes to a full device were reported as done.
+    {"ExportToDevFull",
+     [] {
+       const std::string db = EditedDb("full.db", "SELECT 1");
+       return "db export --db " + db + " --out /dev/full";
+     },
+     {"cannot write /dev/full", "No space left on device"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};
@@ -156,6 +163,36 @@ TEST(Issue24Extra, ForeignDomainOpIsUnknownNotRelu) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("unknown op evil.domain::Relu priced by bytes moved"), std::string::npos)
       << r.output;
+}
+
+// When writing --html, --csv or --trace fails partway (here: a file-size
+// limit), the previous file is kept whole and no temporary file is left.
+TEST(Issue24Extra, FailedReportWriteKeepsThePreviousFile) {
+  const std::filesystem::path dir = WorkDir() / "reports";
+  std::filesystem::create_directories(dir);
+  for (const char* flag : {"--html", "--csv", "--trace"}) {
+    const std::string out = (dir / (std::string(flag + 2) + ".out")).string();
+    WriteFile("reports/" + std::string(flag + 2) + ".out", "previous good file\n");
+    // SIGXFSZ ignored (it survives exec), so write(2) fails with EFBIG.
+    const std::string cmd = "sh -c \"trap '' XFSZ; ulimit -f 1; " + std::string(DLSIM_BINARY) +
+                            " estimate " + kTinyModel + " --machine h100 " + flag + " " + out +
+                            "\" 2>&1";
+    Outcome r;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+    const int status = pclose(pipe);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << flag << ": " << r.output;
+    EXPECT_NE(r.output.find("dlsim: error: cannot write " + out + ": write: File too large"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(ReadFile(out), "previous good file\n") << flag;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
+  }
 }
 
 }  // namespace
