@@ -17,22 +17,22 @@ using perfdb_internal::Statement;
 using perfdb_internal::Transaction;
 
 constexpr const char* kSchemaSql = R"sql(
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE gpus (
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS gpus (
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL UNIQUE,
   cc TEXT NOT NULL,
   sms INTEGER NOT NULL,
   clock_mhz REAL NOT NULL,
   mem_bytes REAL NOT NULL);
-CREATE TABLE software_stacks (
+CREATE TABLE IF NOT EXISTS software_stacks (
   id INTEGER PRIMARY KEY,
   driver TEXT NOT NULL,
   cuda TEXT NOT NULL,
   cudnn TEXT NOT NULL,
   cublas TEXT NOT NULL,
   UNIQUE (driver, cuda, cudnn, cublas));
-CREATE TABLE measurements (
+CREATE TABLE IF NOT EXISTS measurements (
   id INTEGER PRIMARY KEY,
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
   stack_id INTEGER NOT NULL REFERENCES software_stacks(id),
@@ -49,8 +49,8 @@ CREATE TABLE measurements (
   time_utc TEXT NOT NULL,
   record_schema INTEGER NOT NULL,
   UNIQUE (gpu_id, stack_id, key, algo));
-CREATE INDEX measurements_gpu_key ON measurements (gpu_id, key);
-CREATE TABLE fits (
+CREATE INDEX IF NOT EXISTS measurements_gpu_key ON measurements (gpu_id, key);
+CREATE TABLE IF NOT EXISTS fits (
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
   stack_id INTEGER NOT NULL REFERENCES software_stacks(id),
   models TEXT NOT NULL,
@@ -75,12 +75,16 @@ Result<std::set<std::string>> TableNames(sqlite3* db, const std::string& path) {
   return names;
 }
 
+// Two imports into a database that does not exist yet both find it empty;
+// BEGIN IMMEDIATE makes the second wait for the first (busy timeout), and
+// IF NOT EXISTS / WHERE NOT EXISTS make its creation a no-op.
 Status CreateSchema(sqlite3* db, const std::string& path) {
   Transaction txn(db, path);
   DLSIM_RETURN_IF_ERROR(txn.Begin());
   DLSIM_RETURN_IF_ERROR(Exec(db, path, kSchemaSql));
-  DLSIM_RETURN_IF_ERROR(Exec(db, path, "INSERT INTO schema_version (version) VALUES (" +
-                                           std::to_string(kPerfDbSchemaVersion) + ")"));
+  DLSIM_RETURN_IF_ERROR(Exec(db, path, "INSERT INTO schema_version (version) SELECT " +
+                                           std::to_string(kPerfDbSchemaVersion) +
+                                           " WHERE NOT EXISTS (SELECT 1 FROM schema_version)"));
   return txn.Commit();
 }
 
@@ -112,7 +116,8 @@ Status PrepareSchema(sqlite3* db, const std::string& path, OpenMode mode) {
       return NotFound(path + ": empty database, not a dlsim performance database "
                              "(create one with `dlsim db import`)");
     }
-    return CreateSchema(db, path);
+    DLSIM_RETURN_IF_ERROR(CreateSchema(db, path));
+    return CheckVersion(db, path);
   }
   if (tables.count("schema_version") == 0) {
     return ParseError(path +

@@ -195,5 +195,27 @@ TEST(Issue24Extra, FailedReportWriteKeepsThePreviousFile) {
   }
 }
 
+// 10. Imports into a database that does not exist yet, started together,
+// all succeed (they raced on creating the schema).
+TEST(Issue24Extra, ConcurrentImportsIntoANewDatabase) {
+  for (int round = 0; round < 3; ++round) {
+    const std::string db = (WorkDir() / ("race" + std::to_string(round) + ".db")).string();
+    std::filesystem::remove(db);
+    std::string cmd = "sh -c '";
+    for (int i = 0; i < 4; ++i) {
+      cmd += std::string(DLSIM_BINARY) + " db import " +
+             Records(i % 2 ? "h100_a.jsonl" : "h100_b.jsonl") + " --db " + db + " > /dev/null 2>" +
+             db + ".err" + std::to_string(i) + " & p" + std::to_string(i) + "=$!; ";
+    }
+    cmd += "fail=0; for p in $p0 $p1 $p2 $p3; do wait $p || fail=1; done; exit $fail'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << "round " << round;
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(ReadFile(db + ".err" + std::to_string(i)), "") << "round " << round << " import " << i;
+    }
+    const Outcome stats = RunDlsim("db stats --db " + db);
+    EXPECT_EQ(stats.exit_code, 0) << stats.output;
+  }
+}
+
 }  // namespace
 }  // namespace dlsim::badinput
