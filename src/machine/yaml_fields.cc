@@ -31,6 +31,11 @@ bool LooksNumeric(const std::string& text) {
   return true;
 }
 
+// The smallest non-zero magnitude a physical quantity may have in these
+// files (in its field's unit: µs, GB/s, hours ...): 1e-300 is a typo or an
+// attack, and gave 300-digit figures.
+constexpr double kMinMagnitude = 1e-6;
+
 bool ParseDouble(const std::string& text, double* value) {
   if (!LooksNumeric(text)) return false;
   char* end = nullptr;
@@ -44,7 +49,13 @@ std::string Describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "null (empty)";
   if (node.IsSequence()) return "a sequence";
   if (node.IsMap()) return "a mapping";
-  return "'" + node.Scalar() + "'";
+  // A path to some other text file parses as one long scalar: do not echo it.
+  constexpr size_t kMaxEcho = 60;
+  const std::string& text = node.Scalar();
+  if (text.size() > kMaxEcho) {
+    return "'" + text.substr(0, kMaxEcho) + "…' (" + std::to_string(text.size()) + " characters)";
+  }
+  return "'" + text + "'";
 }
 
 bool ParsePositiveInteger(const YAML::Node& node, int64_t* value) {
@@ -131,7 +142,7 @@ bool YamlFields::Number(const std::string& key, Presence presence, const char* e
   if (!Scalar(key, presence, expected, &text)) return false;
   // A quoted scalar ("3350") carries the non-specific tag "!": a string.
   if (Node(key).Tag() == "!" || !ParseDouble(text, value) || !std::isfinite(*value)) {
-    Fail(key, std::string("must be ") + expected + ", got '" + text + "'");
+    Fail(key, std::string("must be ") + expected + ", got " + Describe(Node(key)));
     return false;
   }
   return true;
@@ -164,6 +175,11 @@ double YamlFields::Positive(const std::string& key, Presence presence, double ma
     Fail(key, "must be a positive number, got '" + Node(key).Scalar() + "'");
     return 0;
   }
+  if (v < kMinMagnitude) {
+    Fail(key, "absurdly small value " + FormatNumber(v) + " (the smallest accepted is " +
+                  FormatNumber(kMinMagnitude) + ")");
+    return 0;
+  }
   if (v > max) {
     Fail(key, "absurd value " + FormatNumber(v) + " (the limit is " + FormatNumber(max) + ")");
     return 0;
@@ -176,6 +192,11 @@ double YamlFields::NonNegative(const std::string& key, double fallback, double m
   if (!Number(key, Presence::kOptional, "a number >= 0", &v)) return fallback;
   if (v < 0) {
     Fail(key, "must be a number >= 0, got '" + Node(key).Scalar() + "'");
+    return fallback;
+  }
+  if (v > 0 && v < kMinMagnitude) {
+    Fail(key, "absurdly small value " + FormatNumber(v) + " (the smallest accepted is " +
+                  FormatNumber(kMinMagnitude) + ", or 0)");
     return fallback;
   }
   if (v > max) {

@@ -3,6 +3,8 @@
 #include "dlsim/perfdb/perf_db.h"
 
 #include <set>
+#include <utility>
+#include <vector>
 #include <sys/stat.h>
 
 #include "dlsim/perfdb/fit.h"
@@ -109,6 +111,39 @@ Status CheckVersion(sqlite3* db, const std::string& path) {
   return Status::Ok();
 }
 
+// The columns the readers use. A database of the right version but another
+// layout (edited by hand, or another program's) is refused naming what is
+// missing, not later with SQLite's "no such column" (which exited 2).
+Status CheckTables(sqlite3* db, const std::string& path) {
+  static const std::vector<std::pair<const char*, std::vector<const char*>>> kTables = {
+      {"gpus", {"id", "name", "cc", "sms", "clock_mhz", "mem_bytes"}},
+      {"software_stacks", {"id", "driver", "cuda", "cudnn", "cublas"}},
+      {"measurements",
+       {"id", "gpu_id", "stack_id", "key", "kind", "algo", "heuristic", "fastest", "median_ms",
+        "min_ms", "max_ms", "p10_ms", "p90_ms", "reps", "workspace_bytes", "status", "kernels",
+        "time_utc", "record_schema"}},
+      {"fits", {"gpu_id", "stack_id", "models"}}};
+  for (const auto& [table, columns] : kTables) {
+    DLSIM_ASSIGN_OR_RETURN(Statement info, Statement::Prepare(db, path, std::string("PRAGMA table_info(") +
+                                                                            table + ")"));
+    std::set<std::string> have;
+    for (;;) {
+      DLSIM_ASSIGN_OR_RETURN(bool row, info.Step());
+      if (!row) break;
+      have.insert(info.Text(1));
+    }
+    const std::string what = path + ": not a dlsim performance database of schema version " +
+                             std::to_string(kPerfDbSchemaVersion) + ": ";
+    if (have.empty()) return ParseError(what + "table " + table + " is missing");
+    for (const char* column : columns) {
+      if (have.count(column) == 0) {
+        return ParseError(what + "table " + table + " has no column " + column);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status PrepareSchema(sqlite3* db, const std::string& path, OpenMode mode) {
   DLSIM_ASSIGN_OR_RETURN(auto tables, TableNames(db, path));
   if (tables.empty()) {
@@ -124,7 +159,8 @@ Status PrepareSchema(sqlite3* db, const std::string& path, OpenMode mode) {
                       ": a SQLite database but not a dlsim performance database "
                       "(no schema_version table)");
   }
-  return CheckVersion(db, path);
+  DLSIM_RETURN_IF_ERROR(CheckVersion(db, path));
+  return CheckTables(db, path);
 }
 
 }  // namespace

@@ -147,6 +147,24 @@ const BadCase kCases[] = {
        return "db export --db " + db + " --out /dev/full";
      },
      {"cannot write /dev/full", "No space left on device"}},
+    // 11. Smaller ones.
+    {"MachineTinyNumber",
+     [] { return "estimate " + kTinyModel + " --machine " + Hostile("machine_tiny_number.yaml"); },
+     {"machine_tiny_number.yaml", "device.memory_bw_gbs", "absurdly small value 1e-300"}},
+    {"MachineIsSomeOtherTextFile",
+     [] {
+       return "estimate " + kTinyModel + " --machine " +
+              WriteFile("notes.yaml", "This is a long text file, not YAML at all, " +
+                                          std::string(5000, 'x') + " END-OF-FILE-MARKER");
+     },
+     {"notes.yaml", "the document must be a mapping", "(5062 characters)"}},
+    {"CliConversionError", [] { return "estimate " + kTinyModel + " --mode training --gpus many"; },
+     {"--gpus", "many"}},
+    {"DbWrongSchema",
+     [] {
+       return "db stats --db " + EditedDb("wrong.db", "ALTER TABLE measurements DROP COLUMN kernels");
+     },
+     {"wrong.db", "not a dlsim performance database", "table measurements has no column kernels"}},
 };
 
 class Issue24Test : public ::testing::TestWithParam<BadCase> {};
@@ -154,6 +172,15 @@ class Issue24Test : public ::testing::TestWithParam<BadCase> {};
 TEST_P(Issue24Test, FailsCleanlyNamingFileAndPlace) { ExpectCleanFailure(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Issue24, Issue24Test, ::testing::ValuesIn(kCases), CaseName);
+
+// The echo of a non-YAML file is cut, not the whole file.
+TEST(Issue24Extra, NonYamlMachineIsNotEchoed) {
+  const Outcome r = RunDlsim("estimate " + kTinyModel + " --machine " +
+                             WriteFile("echo.yaml", std::string(5000, 'y') + " END-MARKER"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.output.find("END-MARKER"), std::string::npos) << r.output;
+  EXPECT_LT(r.output.size(), 400u) << r.output;
+}
 
 // An op of another domain is never priced as the ONNX op of its name: it is
 // an unknown op (bytes moved) named with its domain.

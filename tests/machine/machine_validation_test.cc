@@ -146,7 +146,7 @@ TEST(MachineValidation, DispatchKindsAreChecked) {
 }
 
 // Issue 24: 60k keys under sources: (and under dispatch_us_by_kind) are read
-// in linear time and the first bad one is named.
+// in linear time and the first bad one is named; 1e-300 is refused.
 TEST(MachineValidation, LargeMappingsAndTinyNumbers) {
   std::string sources = "sources:\n";
   for (int i = 0; i < 60000; ++i) sources += "  device.k" + std::to_string(i) + ": cited\n";
@@ -157,6 +157,12 @@ TEST(MachineValidation, LargeMappingsAndTinyNumbers) {
   EXPECT_EQ(ErrorOf(With("  dispatch_us: 8\n", kinds)).substr(0, 67),
             "machines/x.yaml: host.dispatch_us_by_kind.gemm0: unknown kind (a ty");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30);
+  EXPECT_EQ(ErrorOf(With("l2_mib: 4", "l2_mib: 1e-300")),
+            "machines/x.yaml: device.l2_mib: absurdly small value 1e-300 (the smallest accepted "
+            "is 1e-06)");
+  EXPECT_EQ(ErrorOf(With("dispatch_us: 8", "dispatch_us: 1e-300")),
+            "machines/x.yaml: host.dispatch_us: absurdly small value 1e-300 (the smallest "
+            "accepted is 1e-06, or 0)");
 }
 
 TEST(MachineValidation, RangesAndCrossChecks) {
