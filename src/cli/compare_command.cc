@@ -1,8 +1,10 @@
 // dlsim compare MODEL.onnx --profile TRACE.json [--machine M] [--batch N] ...
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
+#include "output_file.h"
 #include "dlsim/cost/cost_model.h"
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/profile/compare.h"
@@ -54,9 +56,9 @@ Status RunCompare(const CompareArgs& args) {
     WriteComparisonTable(std::cout, cmp, args.top);
   }
   if (!args.csv_path.empty()) {
-    std::ofstream csv(args.csv_path);
-    if (!csv) return IoError("cannot write " + args.csv_path);
+    std::ostringstream csv;
     WriteComparisonCsv(csv, cmp);
+    DLSIM_RETURN_IF_ERROR(WriteTextFile(args.csv_path, csv.str()));
   }
   return Status::Ok();
 }

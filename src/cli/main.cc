@@ -35,7 +35,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" that exit 0; CLI11 prints those itself.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    // A bad command line is bad input like any other: same prefix, exit 1
+    // (CLI11's own codes, 104 for a conversion error, would read as a crash).
+    std::cerr << "dlsim: error: " << e.what() << " (run with --help for the options)\n";
+    return 1;
   }
   return exit_code;
 }

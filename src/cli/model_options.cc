@@ -1,11 +1,16 @@
 #include "model_options.h"
 
+#include <charconv>
+
 #include "dlsim/machine/machine_io.h"
 
 namespace dlsim::cli {
 
 void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
-  cmd->add_option("--batch", opts->batch, "batch size (sets dim 0 of every input)");
+  // Read as text: CLI11 turns "" into 0 for integers, which means "the model's batch".
+  cmd->add_option_function<std::string>(
+      "--batch", [opts](const std::string& text) { opts->batch_text = text; },
+      "batch size (sets dim 0 of every input)");
   cmd->add_option("--input", opts->inputs, "input shape NAME:D1xD2x... (repeatable)");
   cmd->add_option("--dim", opts->dims,
                   "a symbolic input dim by name, NAME=N (e.g. seq=2048; repeatable)");
@@ -32,12 +37,27 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
   }
 }
 
-Result<ImportOptions> ToImportOptions(const ModelOptions& opts) {
-  if (opts.batch < 0) {
-    return InvalidArgument("--batch must be a positive integer, got " + std::to_string(opts.batch));
+Result<int64_t> BatchOf(const ModelOptions& opts) {
+  if (!opts.batch_text) {
+    if (opts.batch < 0) {
+      return InvalidArgument("--batch must be a positive integer, got " +
+                             std::to_string(opts.batch));
+    }
+    return opts.batch;
   }
+  const std::string& text = *opts.batch_text;
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value <= 0) {
+    return InvalidArgument("--batch must be a positive integer, got '" + text + "'");
+  }
+  return value;
+}
+
+Result<ImportOptions> ToImportOptions(const ModelOptions& opts) {
   ImportOptions io;
-  io.batch = opts.batch;
+  DLSIM_ASSIGN_OR_RETURN(io.batch, BatchOf(opts));
   for (const std::string& spec : opts.inputs) {
     auto parsed = ParseInputSpec(spec);
     if (!parsed.ok()) return parsed.status().WithContext("--input " + spec);
@@ -102,7 +122,7 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
   }
   eo.data_parallel.gpus = opts.gpus;
   eo.dtype_name = d;
-  eo.batch = opts.batch;
+  DLSIM_ASSIGN_OR_RETURN(eo.batch, BatchOf(opts));
   return eo;
 }
 

@@ -4,6 +4,7 @@
 #define DLSIM_CLI_MODEL_OPTIONS_H_
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,8 @@
 namespace dlsim::cli {
 
 struct ModelOptions {
-  int64_t batch = 0;
+  int64_t batch = 0;                // 0: the model's own batch (unless --batch was given)
+  std::optional<std::string> batch_text;  // --batch as typed; BatchOf() parses it
   std::vector<std::string> inputs;  // NAME:D1xD2...
   std::vector<std::string> dims;    // NAME=N
   std::string dtype = "fp32";
@@ -33,6 +35,9 @@ struct ModelOptions {
 // Adds the options to `cmd`; `with_training` adds --mode and --optimizer.
 void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training);
 
+// The batch to use: --batch parsed strictly (a positive integer; "0", "" and
+// "-3" are errors), else `batch` (0: the model's own).
+Result<int64_t> BatchOf(const ModelOptions& opts);
 // Validates and converts to import options.
 Result<ImportOptions> ToImportOptions(const ModelOptions& opts);
 // Validates and converts to estimator options.

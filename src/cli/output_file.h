@@ -8,8 +8,9 @@
 
 namespace dlsim::cli {
 
-// Writes `text` to `path`, replacing the file. An IoError naming the path
-// (and the system's reason) when it cannot be opened or written in full.
+// Writes `text` to `path` all or nothing (WriteFileAtomically): a failed
+// write is an IoError naming the path and the system's reason, and leaves
+// the previous file as it was.
 Status WriteTextFile(const std::string& path, const std::string& text);
 
 }  // namespace dlsim::cli

@@ -2,9 +2,11 @@
 // keys of the models (Benanza-style job list for dlsim-calibrate).
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <set>
 
 #include "commands.h"
+#include "output_file.h"
 #include "dlsim/ops/lowering.h"
 #include "model_options.h"
 
@@ -34,6 +36,9 @@ Status PlanOne(const std::string& model, const ModelOptions& mo, std::set<std::s
 
 Status RunPlan(const PlanArgs& args) {
   std::set<std::string> keys;
+  for (int64_t b : args.batches) {
+    if (b <= 0) return InvalidArgument("--batch must be a positive integer, got " + std::to_string(b));
+  }
   std::vector<int64_t> batches = args.batches.empty() ? std::vector<int64_t>{0} : args.batches;
   for (const std::string& model : args.models) {
     for (int64_t b : batches) {
@@ -50,14 +55,14 @@ Status RunPlan(const PlanArgs& args) {
       }
     }
   }
-  std::ofstream file;
-  if (!args.out.empty()) {
-    file.open(args.out);
-    if (!file) return IoError("cannot write " + args.out);
-  }
-  std::ostream& out = args.out.empty() ? std::cout : file;
+  std::ostringstream out;
   out << "# dlsim plan: " << keys.size() << " unique kernel configurations\n";
   for (const std::string& k : keys) out << k << "\n";
+  if (args.out.empty()) {
+    std::cout << out.str();
+  } else {
+    DLSIM_RETURN_IF_ERROR(WriteTextFile(args.out, out.str()));
+  }
   if (!args.out.empty()) std::cerr << "dlsim plan: wrote " << keys.size() << " keys to " << args.out << "\n";
   return Status::Ok();
 }

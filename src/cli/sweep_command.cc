@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "output_file.h"
 #include "dlsim/estimate/sweep.h"
 #include "dlsim/estimate/workload_estimate.h"
 #include "dlsim/machine/machine_io.h"
@@ -66,9 +67,7 @@ Status RunSweepCommand(const SweepArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(SweepResult r, RunSweep(workloads, base, grid, MakeSweepStepTimeFn(), options));
   const std::string csv = SweepCsv(grid, r);
   if (!args.out.empty()) {
-    std::ofstream f(args.out);
-    f << csv;
-    if (!f) return IoError(args.out + ": cannot write");
+    DLSIM_RETURN_IF_ERROR(WriteTextFile(args.out, csv));
   }
   if (args.format == "csv") {
     std::cout << csv;

@@ -36,6 +36,12 @@ Result<MachineRate> EstimatedRate(const Workload& w, const Machine& m,
   rate.step_time_s = *step;
   rate.steps_per_epoch = StepsPerEpoch(w.dataset, w.batch * GpusPerUnit(w, m));
   rate.unit_time_s = UnitTimeS(*step, rate.steps_per_epoch, w.epochs, w.setup_s);
+  if (!(std::isfinite(rate.unit_time_s) && rate.unit_time_s > 0)) {
+    // The workload reader refuses a split that leaves no step; this guards the rest.
+    return InvalidArgument(where + ": a unit of work takes " + Fmt(rate.unit_time_s) +
+                           " s (" + std::to_string(rate.steps_per_epoch) +
+                           " steps per epoch); check dataset and epochs");
+  }
   rate.units_per_day = UnitsPerDay(rate.unit_time_s, rate.concurrent_units);
   return rate;
 }

@@ -59,6 +59,13 @@ Result<SweepResult> RunSweep(const std::vector<Workload>& workloads, const Machi
                              const SweepGrid& grid, const StepTimeFn& step_time,
                              const SweepOptions& options) {
   if (workloads.empty()) return InvalidArgument("sweep: no workloads");
+  size_t rows = 0;
+  if (__builtin_mul_overflow(grid.VariantCount(), workloads.size(), &rows) ||
+      rows > kMaxSweepRows) {
+    return InvalidArgument("sweep: " + std::to_string(grid.VariantCount()) + " variants x " +
+                           std::to_string(workloads.size()) + " workloads is more than the limit of " +
+                           std::to_string(kMaxSweepRows) + " rows; sweep fewer values");
+  }
   std::vector<Workload> estimated = workloads;
   for (Workload& w : estimated) w.measured.clear();
   SweepResult r;

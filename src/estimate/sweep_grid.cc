@@ -1,6 +1,7 @@
 #include "dlsim/estimate/sweep_grid.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <set>
 
@@ -71,7 +72,9 @@ Result<double> Factor(const std::string& field, const SweepValue& v, double refe
 
 size_t SweepGrid::VariantCount() const {
   size_t n = 1;
-  for (const SweepAxis& a : axes) n *= a.values.size();
+  for (const SweepAxis& a : axes) {
+    if (__builtin_mul_overflow(n, a.values.size(), &n)) return SIZE_MAX;
+  }
   return n;
 }
 
@@ -118,6 +121,13 @@ Result<SweepGrid> ParseSweepGrid(const std::vector<std::string>& specs) {
       if (a.field == axis.field) return InvalidArgument("--grid " + axis.field + ": given twice");
     }
     grid.axes.push_back(std::move(axis));
+  }
+  const size_t n = grid.VariantCount();  // saturating: 10^30 points is SIZE_MAX
+  if (n > kMaxSweepRows) {
+    return InvalidArgument("--grid: " +
+                           (n == SIZE_MAX ? std::string("more than 2^64") : std::to_string(n)) +
+                           " variants, more than the limit of " + std::to_string(kMaxSweepRows) +
+                           " (variants x workloads); sweep fewer values");
   }
   return grid;
 }

@@ -102,6 +102,25 @@ void ParseDevice(YamlFields f, DeviceSpec* d) {
   f.Finish();
 }
 
+// Keys of host.dispatch_us_by_kind: a kernel kind (KernelKindName;
+// tests/machine/machine_validation_test.cc checks this list against it),
+// optionally with ".DTYPE", or one of the estimator's own keys.
+bool IsDispatchKey(const std::string& key) {
+  static const std::set<std::string> kKinds = {
+      "conv_fwd", "conv_bias_act", "conv_bwd_data", "conv_bwd_filter", "gemm", "batched_gemm",
+      "batchnorm_infer", "batchnorm_train_fwd", "batchnorm_bwd", "pool_fwd", "pool_bwd",
+      "softmax_fwd", "softmax_bwd", "layernorm_fwd", "layernorm_bwd", "lrn_fwd", "rnn_fwd",
+      "rnn_bwd_data", "rnn_bwd_weights", "attention_fwd", "attention_bwd", "elementwise",
+      "reduction", "copy", "optimizer"};
+  static const std::set<std::string> kOwnKeys = {"backward", "none", "optimizer_per_tensor",
+                                                 "ddp_per_tensor"};
+  static const std::set<std::string> kDtypes = {"fp32", "fp16", "bf16", "fp64", "int8",
+                                                "uint8", "int16", "int32", "int64", "bool"};
+  const size_t dot = key.find('.');
+  if (dot == std::string::npos) return kKinds.count(key) != 0 || kOwnKeys.count(key) != 0;
+  return kKinds.count(key.substr(0, dot)) != 0 && kDtypes.count(key.substr(dot + 1)) != 0;
+}
+
 void ParseHost(YamlFields f, HostSpec* h) {
   h->given = true;
   if (f.Has("framework")) h->framework = f.String("framework", Presence::kOptional);
@@ -109,6 +128,14 @@ void ParseHost(YamlFields f, HostSpec* h) {
   h->dispatch_s = f.NonNegative("dispatch_us", 0, kMaxUs) * kMicro;
   YamlFields by_kind = f.Map("dispatch_us_by_kind", Presence::kOptional);
   for (const auto& kind : f.MapKeys("dispatch_us_by_kind")) {
+    if (!IsDispatchKey(kind)) {
+      by_kind.Fail(kind,
+                   "unknown kind (a typo? give a kernel kind such as gemm, conv_fwd or "
+                   "elementwise, optionally with .fp16 etc., or backward, none, optimizer, "
+                   "optimizer_per_tensor, ddp_per_tensor)");
+      by_kind.Allow(kind);
+      continue;
+    }
     h->dispatch_s_by_kind[kind] = by_kind.NonNegative(kind, 0, kMaxUs) * kMicro;
   }
   by_kind.Finish();

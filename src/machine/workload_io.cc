@@ -1,6 +1,7 @@
 // Workload and FOM-study YAML: docs/workload-format.md.
 #include "dlsim/machine/workload_io.h"
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -101,6 +102,19 @@ void ParseUnitShare(YamlFields& w, Workload* out) {
   out->setup_s = w.NonNegative("setup_s", 0, kMaxSeconds);
 }
 
+// The split must leave a sample to train on, or an epoch has no step (and a
+// unit of work no time). Same rounding as TrainSamplesPerEpoch (fom.cc).
+void CheckSplitLeavesTraining(YamlFields& dataset, const DatasetSpec& spec) {
+  if (spec.train_samples <= 0) return;  // absent (measured-only) or already reported
+  const double kept = static_cast<double>(spec.train_samples) * (1.0 - spec.validation_fraction);
+  if (std::floor(kept * (1 + 1e-12)) >= 1) return;
+  dataset.Fail("validation_fraction",
+               "leaves no training sample (train_samples " +
+                   std::to_string(spec.train_samples) + " x (1 - " +
+                   machine_internal::FormatNumber(spec.validation_fraction) +
+                   ") rounds down to 0); lower it or raise train_samples");
+}
+
 void ParseWorkload(YamlFields& w, Workload* out) {
   out->source_path = w.file();
   out->field_path = w.path();
@@ -116,6 +130,7 @@ void ParseWorkload(YamlFields& w, Workload* out) {
   YamlFields dataset = w.Map("dataset", need);
   out->dataset.train_samples = dataset.PositiveInt("train_samples", Presence::kRequired, kMaxSamples);
   out->dataset.validation_fraction = dataset.FractionBelowOne("validation_fraction", 0);
+  CheckSplitLeavesTraining(dataset, out->dataset);
   dataset.Finish();
   out->epochs = w.Positive("epochs", need, kMaxEpochs);
   ParseUnitShare(w, out);

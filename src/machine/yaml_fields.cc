@@ -1,10 +1,14 @@
 #include "yaml_fields.h"
 
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "dlsim/util/input_file.h"
@@ -27,6 +31,11 @@ bool LooksNumeric(const std::string& text) {
   return true;
 }
 
+// The smallest non-zero magnitude a physical quantity may have in these
+// files (in its field's unit: µs, GB/s, hours ...): 1e-300 is a typo or an
+// attack, and gave 300-digit figures.
+constexpr double kMinMagnitude = 1e-6;
+
 bool ParseDouble(const std::string& text, double* value) {
   if (!LooksNumeric(text)) return false;
   char* end = nullptr;
@@ -40,7 +49,13 @@ std::string Describe(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "null (empty)";
   if (node.IsSequence()) return "a sequence";
   if (node.IsMap()) return "a mapping";
-  return "'" + node.Scalar() + "'";
+  // A path to some other text file parses as one long scalar: do not echo it.
+  constexpr size_t kMaxEcho = 60;
+  const std::string& text = node.Scalar();
+  if (text.size() > kMaxEcho) {
+    return "'" + text.substr(0, kMaxEcho) + "…' (" + std::to_string(text.size()) + " characters)";
+  }
+  return "'" + text + "'";
 }
 
 bool ParsePositiveInteger(const YAML::Node& node, int64_t* value) {
@@ -61,7 +76,16 @@ std::string FormatNumber(double value) {
 YamlFields::YamlFields(YAML::Node node, std::string file, std::string path,
                        std::shared_ptr<ErrorSink> sink)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)),
-      sink_(std::move(sink)) {}
+      sink_(std::move(sink)) {
+  auto index = std::make_shared<KeyIndex>();
+  if (node_.IsMap()) {
+    index->reserve(node_.size());
+    for (const auto& kv : node_) {
+      if (kv.first.IsScalar()) index->emplace(kv.first.Scalar(), kv.second);
+    }
+  }
+  index_ = std::move(index);
+}
 
 YamlFields YamlFields::Root(const YAML::Node& doc, const std::string& file,
                             std::shared_ptr<ErrorSink> sink) {
@@ -84,14 +108,14 @@ void YamlFields::Fail(const std::string& key, const std::string& message) {
 
 bool YamlFields::Has(const std::string& key) const {
   if (!present_) return false;
-  const YAML::Node& self = node_;
-  return self[key].IsDefined();
+  auto it = index_->find(key);
+  return it != index_->end() && it->second.IsDefined();
 }
 
 YAML::Node YamlFields::Node(const std::string& key) const {
   if (!present_) return YAML::Node();
-  const YAML::Node& self = node_;
-  return self[key];
+  auto it = index_->find(key);
+  return it != index_->end() ? it->second : YAML::Node(YAML::NodeType::Undefined);
 }
 
 bool YamlFields::Scalar(const std::string& key, Presence presence, const char* expected,
@@ -118,7 +142,7 @@ bool YamlFields::Number(const std::string& key, Presence presence, const char* e
   if (!Scalar(key, presence, expected, &text)) return false;
   // A quoted scalar ("3350") carries the non-specific tag "!": a string.
   if (Node(key).Tag() == "!" || !ParseDouble(text, value) || !std::isfinite(*value)) {
-    Fail(key, std::string("must be ") + expected + ", got '" + text + "'");
+    Fail(key, std::string("must be ") + expected + ", got " + Describe(Node(key)));
     return false;
   }
   return true;
@@ -151,6 +175,11 @@ double YamlFields::Positive(const std::string& key, Presence presence, double ma
     Fail(key, "must be a positive number, got '" + Node(key).Scalar() + "'");
     return 0;
   }
+  if (v < kMinMagnitude) {
+    Fail(key, "absurdly small value " + FormatNumber(v) + " (the smallest accepted is " +
+                  FormatNumber(kMinMagnitude) + ")");
+    return 0;
+  }
   if (v > max) {
     Fail(key, "absurd value " + FormatNumber(v) + " (the limit is " + FormatNumber(max) + ")");
     return 0;
@@ -163,6 +192,11 @@ double YamlFields::NonNegative(const std::string& key, double fallback, double m
   if (!Number(key, Presence::kOptional, "a number >= 0", &v)) return fallback;
   if (v < 0) {
     Fail(key, "must be a number >= 0, got '" + Node(key).Scalar() + "'");
+    return fallback;
+  }
+  if (v > 0 && v < kMinMagnitude) {
+    Fail(key, "absurdly small value " + FormatNumber(v) + " (the smallest accepted is " +
+                  FormatNumber(kMinMagnitude) + ", or 0)");
     return fallback;
   }
   if (v > max) {
@@ -252,18 +286,71 @@ void YamlFields::Finish() {
   std::set<std::string> seen;
   for (const auto& kv : node_) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    // Only the first error is kept: stop there (listing the known keys for
+    // every bad key of a large mapping would be quadratic).
     if (!seen.insert(key).second) {
       Fail(key, "duplicate key");
-    } else if (!known_.count(key)) {
+      return;
+    }
+    if (!known_.count(key)) {
       std::string list;
       for (const auto& k : known_) list += (list.empty() ? "" : ", ") + k;
       Fail(key, "unknown key (a typo? known keys here: " + list + ")");
+      return;
     }
   }
 }
 
+namespace {
+
+// First pass over the events: finds an alias of a mapping or a sequence.
+class CollectionAliasFinder : public YAML::EventHandler {
+ public:
+  bool found() const { return found_; }
+  const YAML::Mark& mark() const { return mark_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (!found_ && collections_.count(anchor) != 0) {
+      found_ = true;
+      mark_ = mark;
+    }
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    if (anchor != YAML::NullAnchor) collections_.insert(anchor);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    if (anchor != YAML::NullAnchor) collections_.insert(anchor);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  std::set<YAML::anchor_t> collections_;
+  bool found_ = false;
+  YAML::Mark mark_;
+};
+
+}  // namespace
+
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& file) {
   try {
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    CollectionAliasFinder finder;
+    parser.HandleNextDocument(finder);  // YAML::Load reads the first document only
+    if (finder.found()) {
+      return ParseError(file + ":" + std::to_string(finder.mark().line + 1) + ":" +
+                        std::to_string(finder.mark().column + 1) +
+                        ": an alias of a mapping or list; dlsim allows aliases of single "
+                        "values only (write the section out)");
+    }
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return ParseError(file + ":" + std::to_string(e.mark.line + 1) + ":" +

@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dlsim/util/status.h"
@@ -97,7 +98,13 @@ class YamlFields {
   bool Number(const std::string& key, Presence presence, const char* expected,
               double* value);
 
+  using KeyIndex = std::unordered_map<std::string, YAML::Node>;
+
   YAML::Node node_;
+  // node_'s scalar keys (the first of duplicates, as yaml-cpp's lookup);
+  // yaml-cpp looks keys up by a linear scan, which made a 10k-key mapping
+  // take seconds. Shared: readers are copied by value.
+  std::shared_ptr<const KeyIndex> index_;
   std::string file_;
   std::string path_;
   std::shared_ptr<ErrorSink> sink_;
@@ -115,7 +122,10 @@ bool ParsePositiveInteger(const YAML::Node& node, int64_t* value);
 std::string FormatNumber(double value);
 
 // Loads a YAML document, turning yaml-cpp exceptions into a ParseError that
-// names the file, line and column.
+// names the file, line and column. An alias of a mapping or a list (`*a`
+// where `&a` marks one) is refused the same way: readers walk the tree, and
+// nested aliases make it exponentially large (830 bytes grew past 4 GB).
+// Aliases of single values are allowed.
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& file);
 // Reads a whole file; NotFound / IoError name the path.
 Result<std::string> ReadTextFile(const std::string& path, const std::string& what);

@@ -4,6 +4,10 @@
 
 namespace dlsim {
 
+bool IsDefaultOnnxDomain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
 int64_t DTypeBytes(DType dtype) {
   switch (dtype) {
     case DType::kFloat32: return 4;

@@ -118,6 +118,16 @@ Status Shape(const onnx::ModelProto& model, const std::string& file, Graph* grap
   return CheckOutputs(*graph, file);
 }
 
+// Lowering, fusion and the analyses match ops by op_type alone; an op of
+// another domain sharing an ONNX name (evil.domain::Relu) must not be priced
+// as the ONNX op, so from here on its op_type carries its domain and it is
+// an unknown op (a warning, or an error with --strict) named with it.
+void QualifyForeignOps(Graph* graph) {
+  for (Node& node : graph->nodes) {
+    if (!IsDefaultOnnxDomain(node.domain)) node.op_type = node.domain + "::" + node.op_type;
+  }
+}
+
 Result<Graph> Convert(const onnx::ModelProto& model, const std::string& file,
                       const ImportOptions& options, ShapeInferenceReport* report) {
   if (!model.has_graph()) return ParseError(file + ": not an ONNX model (no graph)");
@@ -133,6 +143,7 @@ Result<Graph> Convert(const onnx::ModelProto& model, const std::string& file,
   AssignUniqueNodeNames(graph);
   DLSIM_RETURN_IF_ERROR(SortNodesTopologically(graph, file));
   DLSIM_RETURN_IF_ERROR(Shape(model, file, &graph, report));
+  QualifyForeignOps(&graph);
   return graph;
 }
 

@@ -27,7 +27,7 @@ std::string NodeLabel(const Node& node) {
   return "node '" + node.name + "' (" + node.op_type + ")";
 }
 
-bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+bool IsDefaultDomain(const std::string& domain) { return IsDefaultOnnxDomain(domain); }
 
 // Creates (or clears) an entry for every output, and checks every input.
 Status PrepareNode(Graph& graph, const Node& node) {

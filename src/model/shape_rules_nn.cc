@@ -48,15 +48,23 @@ Result<Window> ReadWindow(const ShapeContext& ctx, size_t spatial,
   return w;
 }
 
-// Output size of one spatial dim of a convolution or pooling window.
-int64_t WindowOut(const Window& w, size_t k, int64_t in, bool ceil_mode) {
+// Output size of one spatial dim of a convolution or pooling window. A
+// window wider than the padded input is an error (PyTorch: "Kernel size
+// can't be greater than actual input size"), not an empty output.
+Result<int64_t> WindowOut(const ShapeContext& ctx, const Window& w, size_t k, int64_t in,
+                          bool ceil_mode) {
   const int64_t eff = (w.kernel[k] - 1) * w.dilations[k] + 1;
   const int64_t s = w.strides[k];
   if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") return (in + s - 1) / s;
   const int64_t pad_begin = w.auto_pad == "VALID" ? 0 : w.pads[k];
-  const int64_t span =
-      in + pad_begin + (w.auto_pad == "VALID" ? 0 : w.pads[k + w.kernel.size()]) - eff;
-  if (span < 0) return 0;
+  const int64_t padded = in + pad_begin + (w.auto_pad == "VALID" ? 0 : w.pads[k + w.kernel.size()]);
+  const int64_t span = padded - eff;
+  if (span < 0) {
+    return ctx.Error("spatial dim " + std::to_string(k + 2) + ": the window (kernel " +
+                     std::to_string(w.kernel[k]) + ", dilation " + std::to_string(w.dilations[k]) +
+                     ": " + std::to_string(eff) + " wide) is larger than the padded input (" +
+                     std::to_string(padded) + ")");
+  }
   int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
   // PyTorch/ONNX: the last window must start inside the input or its left pad.
   if (ceil_mode && (out - 1) * s >= in + pad_begin) --out;
@@ -80,7 +88,10 @@ Status ConvRule(ShapeContext& ctx) {
   }
   DLSIM_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, spatial, Shape(wt.begin() + 2, wt.end())));
   Shape out = {x[0], wt[0]};
-  for (size_t k = 0; k < spatial; ++k) out.push_back(WindowOut(w, k, x[k + 2], false));
+  for (size_t k = 0; k < spatial; ++k) {
+    DLSIM_ASSIGN_OR_RETURN(int64_t dim, WindowOut(ctx, w, k, x[k + 2], false));
+    out.push_back(dim);
+  }
   ctx.SetOut(0, ctx.In(0).dtype, out);
   return Status::Ok();
 }
@@ -118,8 +129,10 @@ Status ConvTransposeRule(ShapeContext& ctx) {
       dim = static_cast<__int128>(w.strides[k]) * (x[k + 2] - 1) + out_pad[k] +
             static_cast<__int128>(w.kernel[k] - 1) * w.dilations[k] + 1 - pads;
     }
-    if (dim < 0 || dim > std::numeric_limits<int64_t>::max()) {
-      return ctx.Error("output dim " + std::to_string(k + 2) + " out of range");
+    if (dim <= 0 || dim > std::numeric_limits<int64_t>::max()) {
+      return ctx.Error("output dim " + std::to_string(k + 2) + " out of range (" +
+                       (dim <= 0 ? "not positive: pads larger than the output" : "past int64") +
+                       ")");
     }
     out.push_back(static_cast<int64_t>(dim));
   }
@@ -136,7 +149,10 @@ Status PoolRule(ShapeContext& ctx) {
   DLSIM_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, spatial, {}));
   const bool ceil_mode = ctx.node().GetInt("ceil_mode", 0) != 0;
   Shape out = {x[0], x[1]};
-  for (size_t k = 0; k < spatial; ++k) out.push_back(WindowOut(w, k, x[k + 2], ceil_mode));
+  for (size_t k = 0; k < spatial; ++k) {
+    DLSIM_ASSIGN_OR_RETURN(int64_t dim, WindowOut(ctx, w, k, x[k + 2], ceil_mode));
+    out.push_back(dim);
+  }
   ctx.SetOut(0, ctx.In(0).dtype, out);
   ctx.SetOut(1, DType::kInt64, out);  // MaxPool's optional Indices
   return Status::Ok();

@@ -1,5 +1,6 @@
 #include "dlsim/ops/kernel_call.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
@@ -42,8 +43,9 @@ constexpr KindName kKindNames[] = {
 bool ParseInt64(const std::string& s, int64_t* out) {
   if (s.empty()) return false;
   char* end = nullptr;
+  errno = 0;
   long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end == nullptr || *end != '\0') return false;
+  if (end == nullptr || *end != '\0' || errno == ERANGE) return false;
   *out = v;
   return true;
 }
@@ -134,6 +136,15 @@ Result<ParsedKey> ParseKernelKey(const std::string& key) {
     else if (name == "math") parsed.math = value;
     else if (name == "layout") parsed.layout = value;
     else parsed.params.emplace_back(name, value);
+    // An integer parameter must fit int64 (strtoll would clamp it silently).
+    int64_t ignored = 0;
+    const size_t digits = value.size() > 1 && value[0] == '-' ? 1 : 0;
+    const bool integral = value.size() > digits &&
+                          value.find_first_not_of("0123456789", digits) == std::string::npos;
+    if (integral && !ParseInt64(value, &ignored)) {
+      return ParseError("kernel key '" + key + "': parameter " + token +
+                        " is not an integer in int64 range");
+    }
   }
   if (parsed.dtype.empty() || parsed.math.empty() || parsed.layout.empty()) {
     return ParseError("kernel key '" + key + "' lacks dtype, math or layout");

@@ -22,6 +22,15 @@ struct NumberedLine {
   std::string text;
 };
 
+// A killed writer leaves the start of a record as dlsim-calibrate writes
+// it ({"schema": 1, ...); any other unfinished last line is garbage, an error
+// (a file of one garbage line used to import 0 records and succeed).
+bool LooksLikeCutRecord(const std::string& text) {
+  static const std::string kStart = "{\"schema\"";
+  return text.compare(0, kStart.size(), kStart) == 0 ||
+         (text.size() < kStart.size() && kStart.compare(0, text.size(), text) == 0);
+}
+
 }  // namespace
 
 Result<JsonlContents> ReadRecordsJsonl(const std::string& path) {
@@ -49,7 +58,7 @@ Result<JsonlContents> ReadRecordsJsonl(const std::string& path) {
     }
     const bool last = i + 1 == lines.size();
     const std::string where = path + ":" + std::to_string(line.number);
-    if (last && line.text.back() != '}') {
+    if (last && line.text.back() != '}' && LooksLikeCutRecord(line.text)) {
       contents.warnings.push_back(where +
                                   ": truncated final record ignored (no closing brace; "
                                   "was the calibration run killed?)");

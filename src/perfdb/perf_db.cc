@@ -3,6 +3,8 @@
 #include "dlsim/perfdb/perf_db.h"
 
 #include <set>
+#include <utility>
+#include <vector>
 #include <sys/stat.h>
 
 #include "dlsim/perfdb/fit.h"
@@ -17,22 +19,22 @@ using perfdb_internal::Statement;
 using perfdb_internal::Transaction;
 
 constexpr const char* kSchemaSql = R"sql(
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE gpus (
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS gpus (
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL UNIQUE,
   cc TEXT NOT NULL,
   sms INTEGER NOT NULL,
   clock_mhz REAL NOT NULL,
   mem_bytes REAL NOT NULL);
-CREATE TABLE software_stacks (
+CREATE TABLE IF NOT EXISTS software_stacks (
   id INTEGER PRIMARY KEY,
   driver TEXT NOT NULL,
   cuda TEXT NOT NULL,
   cudnn TEXT NOT NULL,
   cublas TEXT NOT NULL,
   UNIQUE (driver, cuda, cudnn, cublas));
-CREATE TABLE measurements (
+CREATE TABLE IF NOT EXISTS measurements (
   id INTEGER PRIMARY KEY,
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
   stack_id INTEGER NOT NULL REFERENCES software_stacks(id),
@@ -49,8 +51,8 @@ CREATE TABLE measurements (
   time_utc TEXT NOT NULL,
   record_schema INTEGER NOT NULL,
   UNIQUE (gpu_id, stack_id, key, algo));
-CREATE INDEX measurements_gpu_key ON measurements (gpu_id, key);
-CREATE TABLE fits (
+CREATE INDEX IF NOT EXISTS measurements_gpu_key ON measurements (gpu_id, key);
+CREATE TABLE IF NOT EXISTS fits (
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
   stack_id INTEGER NOT NULL REFERENCES software_stacks(id),
   models TEXT NOT NULL,
@@ -75,12 +77,16 @@ Result<std::set<std::string>> TableNames(sqlite3* db, const std::string& path) {
   return names;
 }
 
+// Two imports into a database that does not exist yet both find it empty;
+// BEGIN IMMEDIATE makes the second wait for the first (busy timeout), and
+// IF NOT EXISTS / WHERE NOT EXISTS make its creation a no-op.
 Status CreateSchema(sqlite3* db, const std::string& path) {
   Transaction txn(db, path);
   DLSIM_RETURN_IF_ERROR(txn.Begin());
   DLSIM_RETURN_IF_ERROR(Exec(db, path, kSchemaSql));
-  DLSIM_RETURN_IF_ERROR(Exec(db, path, "INSERT INTO schema_version (version) VALUES (" +
-                                           std::to_string(kPerfDbSchemaVersion) + ")"));
+  DLSIM_RETURN_IF_ERROR(Exec(db, path, "INSERT INTO schema_version (version) SELECT " +
+                                           std::to_string(kPerfDbSchemaVersion) +
+                                           " WHERE NOT EXISTS (SELECT 1 FROM schema_version)"));
   return txn.Commit();
 }
 
@@ -105,6 +111,39 @@ Status CheckVersion(sqlite3* db, const std::string& path) {
   return Status::Ok();
 }
 
+// The columns the readers use. A database of the right version but another
+// layout (edited by hand, or another program's) is refused naming what is
+// missing, not later with SQLite's "no such column" (which exited 2).
+Status CheckTables(sqlite3* db, const std::string& path) {
+  static const std::vector<std::pair<const char*, std::vector<const char*>>> kTables = {
+      {"gpus", {"id", "name", "cc", "sms", "clock_mhz", "mem_bytes"}},
+      {"software_stacks", {"id", "driver", "cuda", "cudnn", "cublas"}},
+      {"measurements",
+       {"id", "gpu_id", "stack_id", "key", "kind", "algo", "heuristic", "fastest", "median_ms",
+        "min_ms", "max_ms", "p10_ms", "p90_ms", "reps", "workspace_bytes", "status", "kernels",
+        "time_utc", "record_schema"}},
+      {"fits", {"gpu_id", "stack_id", "models"}}};
+  for (const auto& [table, columns] : kTables) {
+    DLSIM_ASSIGN_OR_RETURN(Statement info, Statement::Prepare(db, path, std::string("PRAGMA table_info(") +
+                                                                            table + ")"));
+    std::set<std::string> have;
+    for (;;) {
+      DLSIM_ASSIGN_OR_RETURN(bool row, info.Step());
+      if (!row) break;
+      have.insert(info.Text(1));
+    }
+    const std::string what = path + ": not a dlsim performance database of schema version " +
+                             std::to_string(kPerfDbSchemaVersion) + ": ";
+    if (have.empty()) return ParseError(what + "table " + table + " is missing");
+    for (const char* column : columns) {
+      if (have.count(column) == 0) {
+        return ParseError(what + "table " + table + " has no column " + column);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status PrepareSchema(sqlite3* db, const std::string& path, OpenMode mode) {
   DLSIM_ASSIGN_OR_RETURN(auto tables, TableNames(db, path));
   if (tables.empty()) {
@@ -112,14 +151,16 @@ Status PrepareSchema(sqlite3* db, const std::string& path, OpenMode mode) {
       return NotFound(path + ": empty database, not a dlsim performance database "
                              "(create one with `dlsim db import`)");
     }
-    return CreateSchema(db, path);
+    DLSIM_RETURN_IF_ERROR(CreateSchema(db, path));
+    return CheckVersion(db, path);
   }
   if (tables.count("schema_version") == 0) {
     return ParseError(path +
                       ": a SQLite database but not a dlsim performance database "
                       "(no schema_version table)");
   }
-  return CheckVersion(db, path);
+  DLSIM_RETURN_IF_ERROR(CheckVersion(db, path));
+  return CheckTables(db, path);
 }
 
 }  // namespace

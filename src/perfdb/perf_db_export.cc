@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dlsim/perfdb/perf_db.h"
+#include "dlsim/util/output_file.h"
 
 namespace dlsim {
 namespace {
@@ -55,22 +56,15 @@ constexpr const char* kCsvHeader =
     "heuristic,fastest,median_ms,min_ms,max_ms,p10_ms,p90_ms,reps,workspace_bytes,status,"
     "kernels,time_utc,schema";
 
-// Writes `lines` to a temporary file next to `path`, then renames it, so a
-// failed export never leaves a half-written file under the final name.
+// A failed export never leaves a half-written file, nor a temporary one,
+// and keeps the previous file (WriteFileAtomically).
 Status WriteLines(const std::string& path, const std::vector<std::string>& lines) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return IoError(path + ": cannot open for writing");
-    for (const std::string& line : lines) out << line << '\n';
-    out.flush();
-    if (!out) return IoError(path + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return IoError(path + ": cannot rename " + tmp + " into place");
-  }
-  return Status::Ok();
+  size_t size = 0;
+  for (const std::string& line : lines) size += line.size() + 1;
+  std::string bytes;
+  bytes.reserve(size);
+  for (const std::string& line : lines) (bytes += line) += '\n';
+  return WriteFileAtomically(path, bytes);
 }
 
 }  // namespace

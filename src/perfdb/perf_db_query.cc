@@ -1,5 +1,9 @@
 // Reading records back: whole-table queries, per-GPU views for estimation
 // (latest software stack only), and summary statistics.
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+
 #include <nlohmann/json.hpp>
 
 #include "dlsim/perfdb/perf_db.h"
@@ -35,7 +39,30 @@ Status ParseKernelsColumn(const std::string& text, std::vector<KernelTime>* out)
   return Status::Ok();
 }
 
+// A database is a file anyone can edit: a time column holding text (which
+// reads as 0) is refused naming the row, never priced.
+Status CheckNumberColumns(const Statement& q, std::initializer_list<std::pair<int, const char*>> cols,
+                          const std::string& where) {
+  for (const auto& [col, name] : cols) {
+    if (!q.IsNull(col) && !q.IsNumber(col)) {
+      return ParseError(where + ": column " + name + " holds '" + q.Text(col).substr(0, 40) +
+                        "', not a number");
+    }
+  }
+  return Status::Ok();
+}
+
+std::string RowWhere(const std::string& path, int64_t id, const std::string& key,
+                     const std::string& algo) {
+  return path + ": measurement " + std::to_string(id) + " (key '" + key + "', algo " + algo + ")";
+}
+
 Result<MeasurementRecord> RowToRecord(const Statement& q, const std::string& path) {
+  const std::string where = RowWhere(path, q.Int(24), q.Text(9), q.Text(10));
+  DLSIM_RETURN_IF_ERROR(CheckNumberColumns(
+      q, {{13, "median_ms"}, {14, "min_ms"}, {15, "max_ms"}, {16, "p10_ms"}, {17, "p90_ms"},
+          {18, "reps"}, {19, "workspace_bytes"}},
+      where));
   MeasurementRecord r;
   r.gpu_name = q.Text(0);
   r.gpu_cc = q.Text(1);
@@ -62,6 +89,8 @@ Result<MeasurementRecord> RowToRecord(const Statement& q, const std::string& pat
   if (!st.ok()) return st.WithContext(path + ": measurement " + std::to_string(q.Int(24)));
   r.time_utc = q.Text(22);
   r.schema = static_cast<int>(q.Int(23));
+  Status values = CheckRecordValues(r);
+  if (!values.ok()) return values.WithContext(where);
   return r;
 }
 
@@ -151,7 +180,7 @@ Result<TimingTable> PerfDb::LoadTimings(const std::string& gpu_name) const {
   DLSIM_ASSIGN_OR_RETURN(auto ids, LatestStackIds(gpu_name));
   // Only the columns a timing needs: no joins, no kernels JSON to parse.
   DLSIM_ASSIGN_OR_RETURN(Statement q, Statement::Prepare(db_.get(), path_, R"sql(
-      SELECT key, algo, heuristic, median_ms, p10_ms, p90_ms FROM measurements
+      SELECT key, algo, heuristic, median_ms, p10_ms, p90_ms, id FROM measurements
       WHERE gpu_id = ?1 AND stack_id = ?2 AND status = 'ok')sql"));
   q.BindInt(1, ids.first);
   q.BindInt(2, ids.second);
@@ -167,6 +196,19 @@ Result<TimingTable> PerfDb::LoadTimings(const std::string& gpu_name) const {
     r.p10_ms = q.Double(4);
     r.p90_ms = q.Double(5);
     r.status = "ok";
+    const std::string where = RowWhere(path_, q.Int(6), r.key, r.algo);
+    DLSIM_RETURN_IF_ERROR(
+        CheckNumberColumns(q, {{3, "median_ms"}, {4, "p10_ms"}, {5, "p90_ms"}}, where));
+    using Named = std::pair<const char*, double>;
+    for (const auto& [name, ms] :
+         {Named{"median_ms", r.median_ms}, Named{"p10_ms", r.p10_ms}, Named{"p90_ms", r.p90_ms}}) {
+      if (!std::isnan(ms) && !(ms >= 0 && ms <= kMaxRecordMs)) {
+        char text[32];
+        std::snprintf(text, sizeof(text), "%.6g", ms);
+        return ParseError(where + ": column " + name + " holds " + text +
+                          " ms, outside [0, 1e6]");
+      }
+    }
     records.push_back(std::move(r));
   }
   return TimingTable::FromRecords(gpu.name, gpu.sms, records);

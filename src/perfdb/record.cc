@@ -3,6 +3,8 @@
 #include "dlsim/perfdb/record.h"
 
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +37,12 @@ Status ReadInt(const json& j, const char* field, bool required, int64_t* out) {
   if (!it->is_number_integer()) {
     return ParseError(std::string("field '") + field + "' must be an integer, got " +
                       (it->is_number() ? std::string("a fraction") : it->type_name()));
+  }
+  // 2^63 and above arrive as unsigned; get<int64_t>() would wrap them negative.
+  if (it->is_number_unsigned() &&
+      it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return ParseError(std::string("field '") + field + "' is out of range (more than 2^63 - 1), got " +
+                      it->dump());
   }
   *out = it->get<int64_t>();
   if (*out < 0) {
@@ -137,7 +145,14 @@ Status ReadRecord(const json& j, MeasurementRecord* r) {
   }
   DLSIM_RETURN_IF_ERROR(ReadTimes(j, r));
   DLSIM_RETURN_IF_ERROR(ReadKernels(j, &r->kernels));
+  DLSIM_RETURN_IF_ERROR(CheckRecordValues(*r));
   return ReadString(j, "time_utc", &r->time_utc);
+}
+
+std::string FormatMs(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
 }
 
 bool SameNumber(double a, double b) {
@@ -145,6 +160,47 @@ bool SameNumber(double a, double b) {
 }
 
 }  // namespace
+
+Status CheckRecordValues(const MeasurementRecord& r) {
+  auto in_range = [](const char* field, double ms) -> Status {
+    if (std::isnan(ms)) return Status::Ok();
+    if (!(ms >= 0 && ms <= kMaxRecordMs)) {
+      return ParseError(std::string("field '") + field + "': " + FormatMs(ms) +
+                        " ms is outside [0, " + FormatMs(kMaxRecordMs) + "]");
+    }
+    return Status::Ok();
+  };
+  const std::pair<const char*, double> times[] = {{"median_ms", r.median_ms}, {"min_ms", r.min_ms},
+                                                  {"max_ms", r.max_ms},       {"p10_ms", r.p10_ms},
+                                                  {"p90_ms", r.p90_ms}};
+  for (const auto& [field, ms] : times) DLSIM_RETURN_IF_ERROR(in_range(field, ms));
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    const std::string field = "kernels[" + std::to_string(i) + "].ms";
+    DLSIM_RETURN_IF_ERROR(in_range(field.c_str(), r.kernels[i].ms));
+  }
+  if (!r.has_times()) return Status::Ok();
+  if (std::isnan(r.median_ms)) return ParseError("field 'median_ms' is missing");
+  if (r.reps < 1) {
+    return ParseError("field 'reps' must be >= 1 for a record with times, got " +
+                      std::to_string(r.reps));
+  }
+  if (r.min_ms > r.max_ms) {
+    return ParseError("field 'min_ms': " + FormatMs(r.min_ms) + " is more than max_ms " +
+                      FormatMs(r.max_ms));
+  }
+  for (const auto& [field, ms] : {times[0], times[3], times[4]}) {
+    if (!std::isnan(ms) && (ms < r.min_ms || ms > r.max_ms)) {
+      return ParseError(std::string("field '") + field + "': " + FormatMs(ms) +
+                        " is outside [min_ms, max_ms] = [" + FormatMs(r.min_ms) + ", " +
+                        FormatMs(r.max_ms) + "]");
+    }
+  }
+  if (!std::isnan(r.workspace_bytes) && !(r.workspace_bytes >= 0 && r.workspace_bytes <= 1e15)) {
+    return ParseError("field 'workspace_bytes': " + FormatMs(r.workspace_bytes) +
+                      " is outside [0, 1e15]");
+  }
+  return Status::Ok();
+}
 
 Result<MeasurementRecord> ParseRecordJson(const std::string& line) {
   json j;

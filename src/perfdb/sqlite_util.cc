@@ -105,6 +105,11 @@ bool Statement::IsNull(int col) const {
   return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
 }
 
+bool Statement::IsNumber(int col) const {
+  const int type = sqlite3_column_type(stmt_, col);
+  return type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+}
+
 Transaction::~Transaction() {
   if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }

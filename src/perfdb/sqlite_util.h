@@ -46,6 +46,8 @@ class Statement {
   double Double(int col) const;
   std::string Text(int col) const;
   bool IsNull(int col) const;
+  // True when the column holds an INTEGER or REAL (not TEXT, BLOB or NULL).
+  bool IsNumber(int col) const;
 
  private:
   Statement(sqlite3* db, const std::string& path, sqlite3_stmt* stmt)

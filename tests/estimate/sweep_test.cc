@@ -72,6 +72,48 @@ TEST(SweepGrid, RejectsBadSpecsNamingFieldAndValue) {
   EXPECT_FALSE(twice.ok());
 }
 
+// "FIELD=1,2,...,n".
+std::string Axis(const std::string& field, int n) {
+  std::string spec = field + "=";
+  for (int i = 1; i <= n; ++i) spec += (i > 1 ? "," : "") + std::to_string(i);
+  return spec;
+}
+
+// Issue 24: 10^10 variants died with bad_alloc; a grid past kMaxSweepRows is
+// refused before anything is allocated, its size computed without overflow.
+TEST(SweepGrid, RefusesGridsPastTheLimit) {
+  const std::vector<std::string> fields = {"memory_bw", "matrix_peak", "vector_peak", "sm_count",
+                                           "gpus_per_node", "nodes", "nic_bw", "dispatch"};
+  std::vector<std::string> ten;  // 10^8 x 10^2 = 10^10
+  for (size_t i = 0; i < 5; ++i) ten.push_back(Axis(fields[i], 100));
+  auto big = ParseSweepGrid(ten);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().message(),
+            "--grid: 10000000000 variants, more than the limit of 1000000 (variants x "
+            "workloads); sweep fewer values");
+  std::vector<std::string> huge;  // 300^8 > 2^64
+  for (const std::string& f : fields) huge.push_back(Axis(f, 300));
+  auto overflowing = ParseSweepGrid(huge);
+  ASSERT_FALSE(overflowing.ok());
+  EXPECT_NE(overflowing.status().message().find("more than 2^64 variants"), std::string::npos)
+      << overflowing.status().message();
+  // Exactly at the limit parses; with two workloads it is refused before pricing.
+  auto at_limit = ParseSweepGrid({Axis("memory_bw", 1000), Axis("matrix_peak", 1000)});
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  EXPECT_EQ(at_limit->VariantCount(), kMaxSweepRows);
+  int priced = 0;
+  StepTimeFn counting = [&priced](const Workload&, const Machine&) -> Result<double> {
+    ++priced;
+    return 1.0;
+  };
+  auto r = RunSweep({Synthetic("a", 10), Synthetic("b", 10)}, Base(), *at_limit, counting);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "sweep: 1000000 variants x 2 workloads is more than the limit of 1000000 rows; "
+            "sweep fewer values");
+  EXPECT_EQ(priced, 0);
+}
+
 TEST(SweepGrid, TwoByTwoGivesFourVariantsWithTheirValues) {
   Machine base = Base();
   auto grid = ParseSweepGrid({"memory_bw=x1,x2", "gpus_per_node=4,8"});

@@ -2,9 +2,11 @@
 // file and the dotted field.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/ops/kernel_call.h"
 
 namespace dlsim {
 namespace {
@@ -117,6 +119,50 @@ TEST(MachineValidation, UnknownAndDuplicateKeys) {
             "machines/x.yaml: node.scale_up.efficency: unknown key (a ");
   EXPECT_EQ(ErrorOf(With("  l2_mib: 4\n", "  l2_mib: 4\n  l2_mib: 5\n")),
             "machines/x.yaml: device.l2_mib: duplicate key");
+}
+
+// Issue 24: a typo among the dispatch kinds is an error naming it, and every
+// kernel kind (the ops module's names), with or without a dtype, is accepted.
+TEST(MachineValidation, DispatchKindsAreChecked) {
+  EXPECT_EQ(ErrorOf(With("  dispatch_us: 8\n",
+                         "  dispatch_us: 8\n  dispatch_us_by_kind: {conv_fwdd: 12}\n"))
+                .substr(0, 76),
+            "machines/x.yaml: host.dispatch_us_by_kind.conv_fwdd: unknown kind (a typo? g");
+  EXPECT_NE(ErrorOf(With("  dispatch_us: 8\n",
+                         "  dispatch_us: 8\n  dispatch_us_by_kind: {gemm.fp17: 12}\n"))
+                .find("host.dispatch_us_by_kind.gemm.fp17: unknown kind"),
+            std::string::npos);
+  std::string kinds;
+  for (int k = 0; k <= static_cast<int>(KernelKind::kOptimizer); ++k) {
+    const std::string name = KernelKindName(static_cast<KernelKind>(k));
+    kinds += "    " + name + ": 1\n    " + name + ".fp16: 2\n";
+  }
+  kinds += "    backward: 3\n    none: 4\n    optimizer_per_tensor: 5\n    ddp_per_tensor: 6\n";
+  auto m = LoadMachineFromString(
+      With("  dispatch_us: 8\n", "  dispatch_us: 8\n  dispatch_us_by_kind:\n" + kinds), kFile);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->host.dispatch_s_by_kind.size(), 2 * (static_cast<size_t>(KernelKind::kOptimizer) + 1) + 4);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("conv_bwd_filter.fp16"), 2e-6);
+}
+
+// Issue 24: 60k keys under sources: (and under dispatch_us_by_kind) are read
+// in linear time and the first bad one is named; 1e-300 is refused.
+TEST(MachineValidation, LargeMappingsAndTinyNumbers) {
+  std::string sources = "sources:\n";
+  for (int i = 0; i < 60000; ++i) sources += "  device.k" + std::to_string(i) + ": cited\n";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(ErrorOf(kBase + sources), "machines/x.yaml: sources.device.k0: names no field or section of this file");
+  std::string kinds = "  dispatch_us: 8\n  dispatch_us_by_kind:\n";
+  for (int i = 0; i < 60000; ++i) kinds += "    gemm" + std::to_string(i) + ": 1\n";
+  EXPECT_EQ(ErrorOf(With("  dispatch_us: 8\n", kinds)).substr(0, 67),
+            "machines/x.yaml: host.dispatch_us_by_kind.gemm0: unknown kind (a ty");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30);
+  EXPECT_EQ(ErrorOf(With("l2_mib: 4", "l2_mib: 1e-300")),
+            "machines/x.yaml: device.l2_mib: absurdly small value 1e-300 (the smallest accepted "
+            "is 1e-06)");
+  EXPECT_EQ(ErrorOf(With("dispatch_us: 8", "dispatch_us: 1e-300")),
+            "machines/x.yaml: host.dispatch_us: absurdly small value 1e-300 (the smallest "
+            "accepted is 1e-06, or 0)");
 }
 
 TEST(MachineValidation, RangesAndCrossChecks) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -137,6 +138,46 @@ TEST(WorkloadValidation, MissingFieldNegativeNanWrongTypeUnknownKey) {
             "studies/w.yaml: dataset.validation_fraction: must be a fraction in [0, 1), got '1'");
   EXPECT_EQ(ErrorOf(kSingle + "gpus_per_unit: 8\nnodes_per_unit: 1\n"),
             "studies/w.yaml: nodes_per_unit: give gpus_per_unit or nodes_per_unit, not both");
+}
+
+// Issue 24: a split that leaves no sample to train on is a workload error
+// (it aborted in the FOM with unit_time_s > 0).
+TEST(WorkloadValidation, SplitMustLeaveATrainingSample) {
+  EXPECT_EQ(ErrorOf(With(kSingle, "{train_samples: 1281167}",
+                         "{train_samples: 1, validation_fraction: 0.5}")),
+            "studies/w.yaml: dataset.validation_fraction: leaves no training sample "
+            "(train_samples 1 x (1 - 0.5) rounds down to 0); lower it or raise train_samples");
+  EXPECT_TRUE(LoadWorkloadFileFromString(
+                  With(kSingle, "{train_samples: 1281167}", "{train_samples: 2, validation_fraction: 0.5}"),
+                  kFile)
+                  .ok());
+}
+
+// Issue 24: mappings are read in linear time (keys were looked up by a scan
+// per key: 60k measured machines did not finish), and mapping aliases,
+// which readers would walk exponentially, are refused.
+TEST(WorkloadValidation, LargeMeasuredMappingAndAliases) {
+  std::string study = "workloads:\n  - name: a\n    measured:\n";
+  for (int i = 0; i < 60000; ++i) {
+    study += "      m" + std::to_string(i) + ": {unit_time_h: 1}\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto f = LoadWorkloadFileFromString(study, kFile);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->workloads[0].measured.size(), 60000u);
+  EXPECT_LT(seconds, 30) << "quadratic again?";  // about 1 s; was minutes
+  auto alias = LoadWorkloadFileFromString(
+      "common: &c {unit_time_h: 1}\nworkloads:\n  - name: a\n    measured: {x: *c}\n", kFile);
+  ASSERT_FALSE(alias.ok());
+  EXPECT_EQ(alias.status().message(),
+            "studies/w.yaml:4:19: an alias of a mapping or list; dlsim allows aliases of single "
+            "values only (write the section out)");
+  // Aliases of single values stay allowed.
+  EXPECT_TRUE(LoadWorkloadFileFromString(With(kSingle, "epochs: 90", "epochs: &e 90\nsetup_s: *e"),
+                                         kFile)
+                  .ok());
 }
 
 TEST(WorkloadValidation, StudyErrorsNameTheListEntry) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "dlsim/model/onnx_import.h"
@@ -267,6 +268,56 @@ TEST(ShapeRulesTest, SliceForms) {
   EXPECT_EQ(Ints(g, "rev"), (std::vector<int64_t>{7, 4, 1}));
   EXPECT_EQ(Dims(g, "c"), (Shape{4, 5}));
   EXPECT_EQ(Ints(g, "tail"), (std::vector<int64_t>{2, 3, 4, 5, 6, 7}));
+}
+
+// Issue 24: a window wider than the padded input is an error naming the node,
+// not an empty 1x4x0x0 output priced at 0 FLOP; the same for pooling, and for
+// a ConvTranspose whose pads eat the whole output.
+Status InferOne(const std::string& op, Shape x, Shape w,
+                const std::function<void(Node&)>& set_attrs) {
+  GraphBuilder b;
+  b.Input("x", std::move(x));
+  std::vector<std::string> in = {"x"};
+  if (!w.empty()) {
+    b.Input("w", std::move(w));
+    in.push_back("w");
+  }
+  set_attrs(b.Op(op, in, {"y"}));
+  return InferShapes(b.graph(), nullptr);
+}
+
+TEST(ShapeRulesTest, WindowLargerThanPaddedInputIsAnError) {
+  Status conv = InferOne("Conv", {1, 3, 4, 4}, {4, 3, 7, 7}, [](Node& n) {
+    SetInts(n, "pads", {1, 1, 1, 1});
+  });
+  ASSERT_FALSE(conv.ok());
+  EXPECT_NE(conv.message().find("node 'Conv_0' (Conv)"), std::string::npos) << conv.message();
+  EXPECT_NE(conv.message().find("7 wide) is larger than the padded input (6)"), std::string::npos)
+      << conv.message();
+  // Dilation widens the window: 3 taps x dilation 4 = 9 > 8.
+  Status dilated = InferOne("Conv", {1, 3, 8, 8}, {4, 3, 3, 3}, [](Node& n) {
+    SetInts(n, "dilations", {4, 4});
+  });
+  EXPECT_NE(dilated.message().find("9 wide"), std::string::npos) << dilated.message();
+  // Exactly fitting is fine: one output position.
+  EXPECT_TRUE(InferOne("Conv", {1, 3, 4, 4}, {4, 3, 6, 6}, [](Node& n) {
+                SetInts(n, "pads", {1, 1, 1, 1});
+              }).ok());
+  for (const char* pool : {"MaxPool", "AveragePool", "LpPool"}) {
+    Status s = InferOne(pool, {1, 3, 4, 4}, {}, [](Node& n) { SetInts(n, "kernel_shape", {5, 5}); });
+    ASSERT_FALSE(s.ok()) << pool;
+    EXPECT_NE(s.message().find(std::string("(") + pool + "): spatial dim 2"), std::string::npos)
+        << s.message();
+  }
+  // ConvTranspose: 2 x (3 - 1) + 3 - (4 + 4) = -1.
+  Status ct = InferOne("ConvTranspose", {1, 3, 3, 3}, {3, 2, 3, 3}, [](Node& n) {
+    SetInts(n, "strides", {2, 2});
+    SetInts(n, "pads", {4, 4, 4, 4});
+  });
+  ASSERT_FALSE(ct.ok());
+  EXPECT_NE(ct.message().find("(ConvTranspose): output dim 2 out of range (not positive"),
+            std::string::npos)
+      << ct.message();
 }
 
 TEST(ShapeRulesTest, ConvPoolVariants) {

@@ -30,6 +30,36 @@ std::vector<std::string> AllJson(const PerfDb& db) {
   return out;
 }
 
+// Issue 24: the estimator's read (LoadTimings) refuses a time that is
+// negative, absurd or text (text read as 0 and priced convolutions at 0),
+// naming the row and its key.
+TEST(PerfDbTest, LoadTimingsRefusesBadValuesNamingTheRow) {
+  const std::string path = TempPath("bad_values.db");
+  {
+    PerfDb db = OpenNew(path);
+    ASSERT_TRUE(db.ImportJsonl(Fixture("h100_a.jsonl")).ok());
+  }
+  for (const char* value : {"-1e300", "1e300", "'fast'"}) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+    const std::string sql = std::string("UPDATE measurements SET median_ms = ") + value +
+                            " WHERE id = 1";
+    ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+    auto db = PerfDb::Open(path, OpenMode::kReadOnly);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    auto timings = db->LoadTimings("NVIDIA H100 80GB HBM3");
+    ASSERT_FALSE(timings.ok()) << value;
+    const std::string& m = timings.status().message();
+    EXPECT_EQ(m.rfind(path + ": measurement 1 (key 'conv_fwd n=16 c=64 ", 0), 0u) << m;
+    EXPECT_NE(m.find(value[0] == '\'' ? "column median_ms holds 'fast', not a number"
+                                      : "column median_ms holds " + std::string(value[0] == '-' ? "-1e+300" : "1e+300") +
+                                            " ms, outside [0, 1e6]"),
+              std::string::npos)
+        << m;
+  }
+}
+
 TEST(PerfDbTest, ImportCountsRowsAndStats) {
   PerfDb db = OpenNew(TempPath("a.db"));
   auto stats = db.ImportJsonl(Fixture("h100_a.jsonl"));

@@ -29,10 +29,15 @@ struct SweepAxis {
   std::vector<SweepValue> values;
 };
 
+// The largest sweep: grid points x workloads (the rows of the result, about
+// 0.7 KiB each in memory: bench/load_bench), so a sweep stays under 1 GiB.
+// Larger grids are refused before anything is allocated.
+inline constexpr size_t kMaxSweepRows = 1000000;
+
 struct SweepGrid {
   std::vector<SweepAxis> axes;
   // Number of grid points: the product of the axes' value counts (1 when
-  // there are no axes).
+  // there are no axes), saturating at SIZE_MAX.
   size_t VariantCount() const;
 };
 
@@ -54,7 +59,8 @@ const std::vector<std::string>& SupportedSweepFields();
 // an unknown field, an empty or repeated value list entry, or a value that is
 // not a positive finite number (integer fields need whole numbers).
 Result<SweepAxis> ParseSweepAxis(const std::string& spec);
-// Parses each spec; a field given twice is an error.
+// Parses each spec; a field given twice, or a grid of more than
+// kMaxSweepRows points, is an error.
 Result<SweepGrid> ParseSweepGrid(const std::vector<std::string>& specs);
 
 // Applies one value of `field` to `machine`. kInvalidArgument when the

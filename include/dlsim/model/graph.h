@@ -73,10 +73,17 @@ struct Attribute {
   std::optional<Tensor> tensor;  // Constant's `value` (dims, dtype, contents)
 };
 
+// True for the default ONNX domain ("" or "ai.onnx"), the only one whose ops
+// dlsim shapes, lowers and prices as ONNX ops.
+bool IsDefaultOnnxDomain(const std::string& domain);
+
 struct Node {
   std::string name;     // unique; the importer names unnamed nodes
-  std::string op_type;  // "Conv", "MatMul", ...
-  std::string domain;   // "" for the default ONNX domain
+  // "Conv", "MatMul", ...; after import, an op of any domain but the default
+  // ONNX one is "DOMAIN::OP" ("evil.domain::Relu"), so that nothing that
+  // matches ops by name takes it for the ONNX op of the same name.
+  std::string op_type;
+  std::string domain;   // "" (or "ai.onnx") for the default ONNX domain
   std::vector<std::string> inputs;   // "" marks an omitted optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attrs;

@@ -62,6 +62,15 @@ struct MeasurementRecord {
 // The key must parse (ParseKernelKey) and schema must be 1.
 Result<MeasurementRecord> ParseRecordJson(const std::string& line);
 
+// The longest time a record may give (1000 s): no single kernel runs longer.
+inline constexpr double kMaxRecordMs = 1e6;
+
+// Range checks of a record's numbers, on import and on reading a database:
+// times finite in [0, kMaxRecordMs]; with times (ok/noisy), reps >= 1,
+// min_ms <= max_ms and median_ms, p10_ms, p90_ms within [min_ms, max_ms];
+// workspace_bytes in [0, 1e15]. ParseError naming the field.
+Status CheckRecordValues(const MeasurementRecord& record);
+
 // One JSON object on one line (no trailing newline), fields in the order of
 // docs/kernel-keys.md; absent times (NaN) are left out. Doubles are written
 // so that ParseRecordJson(RecordToJson(r)) == r exactly.
