@@ -26,13 +26,13 @@ TEST_GENERATION = 1
 
 # family -> (models on the calibration side, models on the test side)
 FAMILIES = {
-    "cnn2d": (8, 14),
-    "cnn1d": (2, 3),
-    "cnn3d": (2, 3),
-    "encdec": (3, 5),
-    "mlp": (2, 4),
-    "rnn": (3, 5),
-    "attn": (2, 4),
+    "cnn2d": (14, 14),
+    "cnn1d": (3, 3),
+    "cnn3d": (3, 3),
+    "encdec": (5, 5),
+    "mlp": (3, 4),
+    "rnn": (5, 5),
+    "attn": (4, 4),
     "bert": (1, 2),
     "roberta": (1, 2),
     "distilbert": (1, 2),
