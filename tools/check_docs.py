@@ -9,7 +9,8 @@ Fails (exit 1), listing each problem as FILE:LINE: message, on:
   - a docs/**/*.md file over 25 KiB (25 * 1024 bytes);
   - a mention of docs/NAME.md in CMakeLists.txt, src/, include/, tests/,
     tools/, bench/, calibrate/, README.md or docs/ that names a missing file.
-Code blocks and inline code are not links and are skipped.
+Code blocks and inline code are not links and are skipped. A path outside
+the repository written in the text (../shared/…) is a warning, not a failure.
 
 Standard library only. Usage: tools/check_docs.py [--root DIR]
 Run by ctest as the test `check_docs` (label `docs`).
@@ -38,6 +39,9 @@ AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]*:[^\s>]+)>")
 BARE_URL = re.compile(r"(?<![\w(<\[])(?:https?|ftp)://[^\s)>\]]+|(?<![\w./-])www\.[A-Za-z0-9-]+\.[A-Za-z]{2,}")
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 HTML_ANCHOR = re.compile(r"<a\s+(?:name|id)=\"([^\"]+)\"", re.I)
+# A path outside the repository written out in prose or code (not a link, so a
+# warning only): readers of the repository cannot follow it.
+OUTSIDE_PATH = re.compile(r"(?<![\w.])(?:\.\./)+shared/|/work/shared/")
 DOC_REF = re.compile(r"(?<![\w/.-])docs/[a-z0-9_.-]*\.md\b")
 
 SOURCE_EXTS = (".cc", ".h", ".hpp", ".cpp", ".cu", ".cuh", ".txt", ".cmake", ".py", ".sh",
@@ -127,6 +131,9 @@ def check_target(root, md_path, target, problems, where):
             problems.append(f"{where}: no heading for anchor #{anchor} in {rel}")
 
 
+warnings = []
+
+
 def check_markdown(root, md_path, problems):
     rel = os.path.relpath(md_path, root)
     with open(md_path, encoding="utf-8") as f:
@@ -141,6 +148,9 @@ def check_markdown(root, md_path, problems):
             check_target(root, md_path, m.group(1), problems, where)
         for m in AUTOLINK.finditer(line):
             problems.append(f"{where}: link leaves the repository (autolink): {m.group(1)}")
+        if OUTSIDE_PATH.search(raw):
+            warnings.append(f"{where}: warning: names a path outside the repository: "
+                            f"{OUTSIDE_PATH.search(raw).group(0)}…")
         without_links = INLINE_LINK.sub("", REF_DEF.sub("", line))
         for m in BARE_URL.finditer(without_links):
             problems.append(f"{where}: bare URL (GitHub renders it as a link): {m.group(0)}")
@@ -202,6 +212,8 @@ def main():
         check_markdown(root, md, problems)
     check_sizes(root, problems)
     check_doc_references(root, problems)
+    for w in warnings:
+        print(w)
     for p in problems:
         print(p)
     if problems:
