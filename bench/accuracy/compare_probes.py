@@ -147,7 +147,7 @@ def write_doc(rows, env, args):
          "stand in for the independent check, which feeds dlsim models, shapes and GPUs it has not "
          f"seen. Measured on {env.get('gpu', '?')} ({env.get('time', '?')[:10]}, PyTorch "
          f"{env.get('torch', '?')}) by `bench/accuracy/probe_runs.py`: CUDA-graph replay, the median "
-         "of interleaved rounds, with the reference run's settings (../shared/docs/accuracy.md); a probe "
+         "of interleaved rounds, with the reference run's settings (`bench/accuracy/reference_runs.py`); a probe "
          "that cannot be captured (Hugging Face models copy host tensors while running) is measured "
          "by its summed kernel time (`probe_profiles.py`), as the reference run measures BERT and GPT-2. "
          f"Estimated with `machines/{args.machine}.yaml`, ONNX files in `tests/data/probes/`.\n",

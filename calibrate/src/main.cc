@@ -1,4 +1,4 @@
-// dlsim-calibrate: measures kernel keys on a GPU (docs/calibration.md).
+// dlsim-calibrate: measures kernel keys on a GPU (docs/dlsim-calibrate.md).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

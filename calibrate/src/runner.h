@@ -1,4 +1,4 @@
-// The sub-commands of dlsim-calibrate (docs/calibration.md).
+// The sub-commands of dlsim-calibrate (docs/dlsim-calibrate.md).
 #ifndef DLSIM_CALIBRATE_RUNNER_H_
 #define DLSIM_CALIBRATE_RUNNER_H_
 

@@ -31,7 +31,7 @@ TimingPlan PlanTiming(double call_ms, double target_ms, int reps, int min_reps,
                       double budget_ms);
 
 // The timed regions of graph (or stream) timing walk a cycle of captured
-// graphs in order, wrapping around (docs/calibration.md, "How a key is
+// graphs in order, wrapping around (docs/dlsim-calibrate.md, "How a key is
 // measured"; timing.cc, GraphChain). Coldness: after one L2 flush before
 // the first region, a call reads either a copy not touched since the flush
 // or one last read `copies` calls earlier (a cycle is a multiple of

@@ -1,5 +1,5 @@
 // Built-in sweep grids (`dlsim-calibrate run --sweep NAME`): keys chosen to
-// fit per-op-class models later (docs/calibration.md lists them).
+// fit per-op-class models later (docs/dlsim-calibrate.md lists them).
 #ifndef DLSIM_CALIBRATE_SWEEPS_H_
 #define DLSIM_CALIBRATE_SWEEPS_H_
 

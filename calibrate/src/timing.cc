@@ -1,4 +1,4 @@
-// The timing harness (docs/calibration.md, "How a key is measured"):
+// The timing harness (docs/dlsim-calibrate.md, "How a key is measured"):
 // warm-up, a single-call estimate, then `reps` regions of back-to-back calls
 // between CUDA events, captured into a cycle of CUDA graphs where the call
 // allows it (so host launch overhead does not leak into device time), each
@@ -100,7 +100,7 @@ class Graph {
 };
 
 // The timed calls as a cycle of graphs of at most about kGraphChunkNodes
-// nodes each (PlanGraphChain; docs/calibration.md). Capturing and
+// nodes each (PlanGraphChain; docs/dlsim-calibrate.md). Capturing and
 // instantiating one graph of many cuDNN calls costs more than linearly in
 // its size (on the H200: 2,000 FFT_TILING calls, 8,000 nodes, 12 s; 256
 // calls 0.09 s). Regions launch a contiguous run of the graphs, going on

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Runs every `build/dlsim` command of docs/getting-started.md.
+
+Each ```sh block line that starts with `build/dlsim` runs with bash, as written,
+in a scratch folder that links every top-level entry of the repository (so the
+page's relative paths resolve and nothing is written into the checkout), with
+build/dlsim pointing at --dlsim. A ```yaml block right after a line saying
+"Save this as `NAME`" is written to NAME there first. A command fails the check
+if it exits non-zero. With --compare, each output line the page shows (after
+the command, `…` lines skipped) that the run did not print is listed too (a
+report, not a failure: figures move with the calibration).
+
+Usage: tools/check_getting_started.py [--dlsim build/dlsim] [--compare]
+Run by ctest as the test `getting_started_commands` (label `docs`).
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE = os.path.join("docs", "getting-started.md")
+
+
+def blocks(text):
+    """(language, body, text before the block) for every fenced block."""
+    out = []
+    pos = 0
+    for m in re.finditer(r"^```(\w*)\n(.*?)^```\s*$", text, re.M | re.S):
+        out.append((m.group(1), m.group(2), text[pos:m.start()]))
+        pos = m.end()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
+    ap.add_argument("--root", default=ROOT)
+    ap.add_argument("--compare", action="store_true")
+    args = ap.parse_args()
+    root = os.path.abspath(args.root)
+    dlsim = os.path.abspath(args.dlsim)
+    with open(os.path.join(root, PAGE), encoding="utf-8") as f:
+        text = f.read()
+    scratch = tempfile.mkdtemp(prefix="dlsim-getting-started-")
+    failures = 0
+    try:
+        for name in os.listdir(root):
+            if name not in ("build", ".git"):
+                os.symlink(os.path.join(root, name), os.path.join(scratch, name))
+        os.mkdir(os.path.join(scratch, "build"))
+        os.symlink(dlsim, os.path.join(scratch, "build", "dlsim"))
+        bl = blocks(text)
+        ran = 0
+        for i, (lang, body, before) in enumerate(bl):
+            if lang == "yaml":
+                m = re.search(r"Save this as `([^`]+)`[^\n]*\n?[^\n]*$", before.strip())
+                if m:
+                    with open(os.path.join(scratch, m.group(1)), "w", encoding="utf-8") as f:
+                        f.write(body)
+                continue
+            if lang != "sh":
+                continue
+            for cmd in body.splitlines():
+                if not cmd.startswith("build/dlsim"):
+                    continue
+                ran += 1
+                r = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd], cwd=scratch,
+                                   capture_output=True, text=True)
+                # 141: SIGPIPE, dlsim cut off by `| head`, as intended
+                if r.returncode != 0 and not (r.returncode == 141 and "| head" in cmd):
+                    failures += 1
+                    print(f"FAIL (exit {r.returncode}): {cmd}\n  {r.stderr.strip()[:500]}")
+                    continue
+                print(f"ok   {cmd}")
+                if args.compare and i + 1 < len(bl) and bl[i + 1][0] == "":
+                    got = {line.rstrip() for line in r.stdout.splitlines()}
+                    for line in bl[i + 1][1].splitlines():
+                        if line.strip() and "…" not in line and line.rstrip() not in got:
+                            print(f"     differs: {line.rstrip()}")
+        print(f"check_getting_started: {ran} commands, {failures} failed")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
