@@ -125,7 +125,7 @@ def cross_gpu_lines(cross, args):
     target, ref = args.ratio_gpu.upper(), args.gpu.upper()
     return ["## The same probes on the " + target + f" (`machines/{args.ratio_machine}.yaml`: specs, "
             f"scaled from the {ref} calibration)\n",
-            f"Measured on the lent {target} by `probe_runs.py --skip-export` (the probes that can be "
+            f"Measured on an {target} by `probe_runs.py --skip-export` (the probes that can be "
             f"captured). Ratio error: the predicted {target}/{ref} time ratio against the measured "
             "one; the null predictor says the two GPUs take the same time.\n",
             "| set | cases | median abs error | P90 abs error | within ±10 % | bias |",
