@@ -22,6 +22,12 @@ Status LowerGemm(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   if (ctx.options().training) {
     const bool a_is_weight = ctx.T(node.Input(0)).is_initializer;
     AddGemmBackward(ctx, 1, m, n, k, !a_is_weight, calls);
+    if (!node.Input(2).empty() && ctx.IsParameter(node.Input(2))) {
+      // addmm's backward sums dy over the rows for the bias: a kernel of its own.
+      KernelCall db = ReductionCall(ctx, "sum", m * n, n, ctx.Bytes(node.outputs.at(0)), 0);
+      db.phase = "bwd";
+      calls->push_back(db);
+    }
   }
   return Status::Ok();
 }

@@ -162,9 +162,28 @@ TEST(LoweringTest, TrainingGemmBackwardIsTwiceForwardFlops) {
   auto lowered = LowerGraph(g, o);
   ASSERT_TRUE(lowered.ok());
   const auto& calls = lowered->nodes[0].calls;
-  ASSERT_EQ(calls.size(), 3u);
+  ASSERT_EQ(calls.size(), 4u);
   EXPECT_DOUBLE_EQ(calls[0].flops, 2.0 * 32 * 1000 * 1024);
   EXPECT_DOUBLE_EQ(calls[1].flops + calls[2].flops, 2 * calls[0].flops);
+  // The bias gradient: dy [32, 1000] summed over its rows, a reduction of its own.
+  EXPECT_EQ(calls[3].kind, KernelKind::kReduction);
+  EXPECT_EQ(calls[3].phase, "bwd");
+  EXPECT_DOUBLE_EQ(calls[3].bytes_read, 32.0 * 1000 * 4);
+}
+
+TEST(LoweringTest, TrainingBatchNormCountsItsSteps) {
+  GraphBuilder b;
+  b.Input("x", {8, 16, 4, 4}).Weight("s", {16}).Weight("bb", {16}).Weight("m", {16}).Weight("v", {16});
+  b.Op("BatchNormalization", "bn", {"x", "s", "bb", "m", "v"}, "y", {8, 16, 4, 4});
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const auto& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 3u);  // forward, num_batches_tracked += 1, backward
+  EXPECT_EQ(calls[1].kind, KernelKind::kElementwise);
+  EXPECT_EQ(calls[1].Key(), "elementwise op=add elems=1 arity=1 dtype=fp32 math=fp32 layout=-");
+  EXPECT_EQ(calls[2].kind, KernelKind::kBatchNormBwd);
 }
 
 TEST(LoweringTest, ShapeOpsLaunchNoKernel) {
