@@ -1,5 +1,5 @@
 // Kernel-key parsing for dlsim-calibrate. The format is the one of
-// include/dlsim/ops/kernel_call.h; this copy exists because the calibration
+// include/dlsim/kernel/key.h; this copy exists because the calibration
 // program links the CUDA libraries and the C++ standard library only.
 #include "key.h"
 

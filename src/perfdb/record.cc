@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/kernel_call.h"
 
 namespace dlsim {
 namespace {

@@ -1,0 +1,46 @@
+#include "dlsim/kernel/key.h"
+
+#include <sstream>
+
+namespace dlsim {
+
+std::string FormatKernelKey(KernelKind kind, const KeyParamList& params, const std::string& dtype,
+                            const std::string& math, const std::string& layout) {
+  std::string key = KernelKindName(kind);
+  for (const auto& [name, value] : params) key += " " + name + "=" + value;
+  key += " dtype=" + dtype;
+  key += " math=" + math;
+  key += " layout=" + layout;
+  return key;
+}
+
+std::string FormatKernelKey(const ParsedKey& key) {
+  return FormatKernelKey(key.kind, key.params, key.dtype, key.math, key.layout);
+}
+
+Result<ParsedKey> ParseKernelKey(const std::string& key) {
+  std::istringstream in(key);
+  std::string kind_name;
+  if (!(in >> kind_name)) return ParseError("empty kernel key");
+  auto kind = KernelKindFromName(kind_name);
+  if (!kind.ok()) return kind.status().WithContext("kernel key '" + key + "'");
+  ParsedKey parsed{*kind, {}, "", "", ""};
+  std::string token;
+  while (in >> token) {
+    size_t eq = token.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return ParseError("kernel key '" + key + "': token '" + token + "' is not name=value");
+    }
+    std::string name = token.substr(0, eq), value = token.substr(eq + 1);
+    if (name == "dtype") parsed.dtype = value;
+    else if (name == "math") parsed.math = value;
+    else if (name == "layout") parsed.layout = value;
+    else parsed.params.emplace_back(name, value);
+  }
+  if (parsed.dtype.empty() || parsed.math.empty() || parsed.layout.empty()) {
+    return ParseError("kernel key '" + key + "' lacks dtype, math or layout");
+  }
+  return parsed;
+}
+
+}  // namespace dlsim
