@@ -37,9 +37,10 @@ Result<ParsedKey> ParseKernelKey(const std::string& key) {
     else if (name == "layout") parsed.layout = value;
     else parsed.params.emplace_back(name, value);
   }
-  if (parsed.dtype.empty() || parsed.math.empty() || parsed.layout.empty()) {
-    return ParseError("kernel key '" + key + "' lacks dtype, math or layout");
-  }
+  const std::string where = "kernel key '" + key + "': ";
+  if (parsed.dtype.empty()) return ParseError(where + "missing dtype");
+  if (parsed.math.empty()) return ParseError(where + "missing math");
+  if (parsed.layout.empty()) return ParseError(where + "missing layout");
   return parsed;
 }
 

@@ -62,7 +62,9 @@ TEST(KernelKindTest, EveryKindHasAWork) {
     auto work = WorkOfKey(key);
     ASSERT_TRUE(work.ok()) << FormatKernelKey(key) << ": " << work.status().ToString();
     EXPECT_GT(work->bytes, 0) << KernelKindName(kind);
-    if (IsComputeKind(kind)) EXPECT_GT(work->flops, 0) << KernelKindName(kind);
+    if (IsComputeKind(kind)) {
+      EXPECT_GT(work->flops, 0) << KernelKindName(kind);
+    }
   }
 }
 

@@ -32,8 +32,8 @@ std::string FormatKernelKey(KernelKind kind, const KeyParamList& params, const s
                             const std::string& math, const std::string& layout);
 std::string FormatKernelKey(const ParsedKey& key);
 
-// Errors (naming the key): empty text, an unknown kind, a token that is not
-// name=value, or no dtype, math or layout. Parameters are not checked here:
+// Errors ("kernel key '<key>': <problem>"): an unknown kind, a token that is
+// not name=value, a missing dtype, math or layout; or "empty kernel key". Parameters are not checked here:
 // CheckRequiredParams (key_params.h) does that.
 Result<ParsedKey> ParseKernelKey(const std::string& key);
 
