@@ -4,12 +4,16 @@
 # where CUDA is absent, so CI (no CUDA) still runs the record store's
 # kill-and-resume test.
 set(dlcal_dir ${CMAKE_CURRENT_LIST_DIR})
+# The kernel keys' module (src/kernel, standard library and src/util only)
+# is compiled in, not copied: calibrate parses and checks keys as dlsim does.
+file(GLOB dlcal_kernel_srcs CONFIGURE_DEPENDS ${dlcal_dir}/../src/kernel/*.cc)
 add_library(dlcal_host STATIC
-  ${dlcal_dir}/src/key.cc ${dlcal_dir}/src/json.cc ${dlcal_dir}/src/record_store.cc
+  ${dlcal_kernel_srcs} ${dlcal_dir}/../src/util/status.cc ${dlcal_dir}/../src/util/dtype.cc
+  ${dlcal_dir}/src/family.cc ${dlcal_dir}/src/key.cc ${dlcal_dir}/src/json.cc ${dlcal_dir}/src/record_store.cc
   ${dlcal_dir}/src/stats.cc ${dlcal_dir}/src/sweeps.cc ${dlcal_dir}/src/machine_yaml.cc
   ${dlcal_dir}/src/records.cc ${dlcal_dir}/src/progress.cc ${dlcal_dir}/src/run_loop.cc
   ${dlcal_dir}/src/profile.cc)
-target_include_directories(dlcal_host PUBLIC ${dlcal_dir}/src)
+target_include_directories(dlcal_host PUBLIC ${dlcal_dir}/src ${dlcal_dir}/../include)
 target_compile_options(dlcal_host PRIVATE -Wall -Wextra)
 
 add_executable(dlsim-calibrate-host-test ${dlcal_dir}/tests/host_test.cc)

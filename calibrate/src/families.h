@@ -31,7 +31,7 @@ Status MeasureMemory(const Key& key, Context& ctx, std::vector<AlgoResult>* out)
 // FLOPs of a gemm/batched_gemm key: 2 m n k per batch entry.
 double GemmFlops(const Key& key);
 
-// Dispatches on key.kind.
+// Dispatches on key.family (family.h).
 Status MeasureKey(const Key& key, Context& ctx, std::vector<AlgoResult>* out);
 
 }  // namespace dlcal

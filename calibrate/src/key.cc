@@ -1,6 +1,7 @@
-// Kernel-key parsing for dlsim-calibrate. The format is the one of
-// include/dlsim/ops/kernel_call.h; this copy exists because the calibration
-// program links the CUDA libraries and the C++ standard library only.
+// Kernel keys for dlsim-calibrate: the format, the kinds and the parameters
+// each requires are src/kernel's (compiled into dlcal_host,
+// host_targets.cmake); this adds the storage types calibration measures,
+// each kind's measuring family (family.h), and job lists.
 #include "key.h"
 
 #include <cerrno>
@@ -8,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
+
+#include "dlsim/kernel/key.h"
+#include "dlsim/kernel/key_params.h"
 
 namespace dlcal {
 namespace {
@@ -47,37 +51,14 @@ std::string Key::Str(const std::string& name, const std::string& fallback) const
 }
 
 const std::vector<std::string>& KnownKinds() {
-  static const std::vector<std::string> kinds = {
-      "conv_fwd",        "conv_bias_act",   "conv_bwd_data",   "conv_bwd_filter",
-      "gemm",            "batched_gemm",    "batchnorm_infer", "batchnorm_train_fwd",
-      "batchnorm_bwd",   "pool_fwd",        "pool_bwd",        "softmax_fwd",
-      "softmax_bwd",     "layernorm_fwd",   "layernorm_bwd",   "lrn_fwd",
-      "rnn_fwd",         "rnn_bwd_data",    "rnn_bwd_weights", "elementwise",
-      "reduction",       "copy",            "optimizer"};
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> out;
+    for (dlsim::KernelKind kind : dlsim::AllKernelKinds()) {
+      if (FamilyOf(kind) != Family::kNone) out.push_back(dlsim::KernelKindName(kind));
+    }
+    return out;
+  }();
   return kinds;
-}
-
-std::vector<std::string> RequiredIntParams(const std::string& kind) {
-  static const std::vector<std::string> conv = {
-      "n", "c", "h", "w", "k", "r", "s", "pad_h", "pad_w", "stride_h", "stride_w",
-      "dil_h", "dil_w", "groups"};
-  if (kind.rfind("conv_", 0) == 0) return conv;
-  if (kind == "gemm") return {"m", "n", "k", "trans_a", "trans_b"};
-  if (kind == "batched_gemm") return {"batch", "m", "n", "k", "trans_a", "trans_b"};
-  if (kind.rfind("batchnorm_", 0) == 0) return {"n", "c", "h", "w"};
-  if (kind == "pool_fwd" || kind == "pool_bwd") {
-    return {"n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride_h", "stride_w"};
-  }
-  if (kind.rfind("softmax_", 0) == 0 || kind.rfind("layernorm_", 0) == 0) {
-    return {"rows", "cols"};
-  }
-  if (kind == "lrn_fwd") return {"n", "c", "h", "w", "size"};
-  if (kind.rfind("rnn_", 0) == 0) return {"seq", "batch", "input", "hidden", "layers", "dirs"};
-  if (kind == "elementwise") return {"elems", "arity"};
-  if (kind == "reduction") return {"rows", "cols"};
-  if (kind == "copy") return {"elems"};
-  if (kind == "optimizer") return {"params", "fused"};
-  return {};
 }
 
 std::string Trim(const std::string& s) {
@@ -88,48 +69,36 @@ std::string Trim(const std::string& s) {
 }
 
 bool ParseKey(const std::string& line, Key* key, std::string* error) {
-  std::istringstream in(line);
+  auto parsed = dlsim::ParseKernelKey(line);
+  if (!parsed.ok()) {
+    *error = parsed.status().message();
+    return false;
+  }
   Key k;
-  if (!(in >> k.kind)) {
-    *error = "empty kernel key";
-    return false;
-  }
-  bool known = false;
-  for (const auto& kind : KnownKinds()) known = known || kind == k.kind;
-  if (!known) {
-    *error = "unknown kernel kind '" + k.kind + "'";
-    return false;
-  }
-  k.text = k.kind;
+  // The key as recorded: its tokens, in their order, joined by single spaces.
+  std::istringstream in(line);
   std::string token;
-  while (in >> token) {
-    size_t eq = token.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      *error = "token '" + token + "' is not name=value";
-      return false;
-    }
-    std::string name = token.substr(0, eq), value = token.substr(eq + 1);
-    if (name == "dtype") k.dtype = value;
-    else if (name == "math") k.math = value;
-    else if (name == "layout") k.layout = value;
-    else k.params.emplace_back(name, value);
-    k.text += " " + token;
-  }
-  if (k.dtype != "fp32" && k.dtype != "fp16" && k.dtype != "bf16") {
-    *error = k.dtype.empty() ? "missing dtype" : "unknown dtype '" + k.dtype + "'";
+  while (in >> token) k.text += (k.text.empty() ? "" : " ") + token;
+  k.kind = dlsim::KernelKindName(parsed->kind);
+  k.family = FamilyOf(parsed->kind);
+  const std::string where = "kernel key '" + k.text + "': ";
+  if (k.family == Family::kNone) {
+    *error = where + "kind " + k.kind + " is not measured here (calibrate/torch_calibrate.py)";
     return false;
   }
-  if (k.math.empty() || k.layout.empty()) {
-    *error = "missing math or layout";
+  if (parsed->dtype != "fp32" && parsed->dtype != "fp16" && parsed->dtype != "bf16") {
+    *error = where + "unknown dtype '" + parsed->dtype + "'";
     return false;
   }
-  for (const auto& name : RequiredIntParams(k.kind)) {
-    int64_t v = 0;
-    if (!ParseInt(k.Str(name), &v)) {
-      *error = "parameter '" + name + "' is missing or not an integer";
-      return false;
-    }
+  const dlsim::Status params = dlsim::CheckRequiredParams(*parsed);
+  if (!params.ok()) {
+    *error = params.message();
+    return false;
   }
+  k.params = std::move(parsed->params);
+  k.dtype = parsed->dtype;
+  k.math = parsed->math;
+  k.layout = parsed->layout;
   *key = std::move(k);
   return true;
 }
@@ -144,7 +113,7 @@ void AddKeys(const std::vector<std::string>& lines, const std::string& origin,
     Key key;
     std::string error;
     if (!ParseKey(line, &key, &error)) {
-      bad_lines->push_back(origin + ":" + std::to_string(i + 1) + ": " + error + ": " + line);
+      bad_lines->push_back(origin + ":" + std::to_string(i + 1) + ": " + error);  // quotes the key
       continue;
     }
     if (seen.insert(key.text).second) keys->push_back(std::move(key));

@@ -1,5 +1,6 @@
-// Kernel keys (docs/kernel-keys.md) as dlsim-calibrate reads them: parsing,
-// the parameters each kind needs, and job-list files.
+// Kernel keys (docs/kernel-keys.md) as dlsim-calibrate reads them: parsed
+// and checked by src/kernel (key.h, key_params.h), with the measuring family
+// of their kind, and job-list files.
 #ifndef DLSIM_CALIBRATE_KEY_H_
 #define DLSIM_CALIBRATE_KEY_H_
 
@@ -8,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "family.h"
+
 namespace dlcal {
 
 struct Key {
@@ -15,6 +18,7 @@ struct Key {
   std::string kind;  // "conv_fwd", "gemm", ...
   std::vector<std::pair<std::string, std::string>> params;  // in key order
   std::string dtype, math, layout;
+  Family family = Family::kNone;  // which Measure* function times it
 
   bool Has(const std::string& name) const;
   // Integer parameter; `fallback` when absent or not an integer.
@@ -22,15 +26,13 @@ struct Key {
   std::string Str(const std::string& name, const std::string& fallback = "") const;
 };
 
-// Every kind of docs/kernel-keys.md, in table order.
+// Every kind dlsim-calibrate measures (a family other than kNone), in
+// docs/kernel-keys.md's table order.
 const std::vector<std::string>& KnownKinds();
-// The integer parameters a kind needs (string ones such as `op`, `mode`,
-// `cell`, `act` are checked by the measuring code).
-std::vector<std::string> RequiredIntParams(const std::string& kind);
 
-// Parses one key line. Fails (with a message) on an unknown kind, a token
-// that is not name=value, a missing or unknown dtype, missing math/layout,
-// or a missing/non-integer required parameter.
+// Parses one key line. Fails (with a message) on an unknown kind or one not
+// measured here, a token that is not name=value, a missing or unknown dtype,
+// missing math/layout, or a missing/non-integer required parameter.
 bool ParseKey(const std::string& line, Key* key, std::string* error);
 
 std::string Trim(const std::string& s);

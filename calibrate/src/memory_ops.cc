@@ -223,18 +223,17 @@ Status MeasureMemory(const Key& key, Context& ctx, std::vector<AlgoResult>* out)
 }
 
 Status MeasureKey(const Key& key, Context& ctx, std::vector<AlgoResult>* out) {
-  const std::string& k = key.kind;
-  if (k.rfind("conv_", 0) == 0) {
-    return ctx.conv_engines && k != "conv_bias_act" ? MeasureConvEngines(key, ctx, out)
-                                                    : MeasureConv(key, ctx, out);
+  switch (key.family) {
+    case Family::kConv:
+      return ctx.conv_engines && key.kind != "conv_bias_act" ? MeasureConvEngines(key, ctx, out)
+                                                             : MeasureConv(key, ctx, out);
+    case Family::kGemm: return MeasureGemm(key, ctx, out);
+    case Family::kNormPool: return MeasureNormPool(key, ctx, out);
+    case Family::kRnn: return MeasureRnn(key, ctx, out);
+    case Family::kMemory: return MeasureMemory(key, ctx, out);
+    case Family::kNone: break;
   }
-  if (k == "gemm" || k == "batched_gemm") return MeasureGemm(key, ctx, out);
-  if (k.rfind("batchnorm_", 0) == 0 || k.rfind("pool_", 0) == 0 ||
-      k.rfind("softmax_", 0) == 0 || k == "lrn_fwd") {
-    return MeasureNormPool(key, ctx, out);
-  }
-  if (k.rfind("rnn_", 0) == 0) return MeasureRnn(key, ctx, out);
-  return MeasureMemory(key, ctx, out);
+  return Unsupported("kernel kind '" + key.kind + "' has no measuring family here");
 }
 
 }  // namespace dlcal

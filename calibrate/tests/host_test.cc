@@ -85,6 +85,27 @@ void TestParseKey() {
                   &err));
   CHECK(!ParseKey("gemm m=1 n=2 k=3 trans_a=0 trans_b=0 dtype=fp32 layout=-", &k, &err));
   CHECK(KnownKinds().size() == 23);
+  CHECK(!ParseKey("attention_fwd batch=1 heads=2 seq_q=8 seq_k=8 head_dim=8 mask=0 dtype=fp16 "
+                  "math=fp16 layout=-", &k, &err));
+  CHECK(err.find("torch_calibrate") != std::string::npos);
+  CHECK(ParseKey(kConv, &k, &err) && k.family == Family::kConv);
+}
+
+// Every kernel kind has a measuring family here or is timed by
+// torch_calibrate.py (kNone), and the kinds a job list may hold are exactly
+// those with a family.
+void TestFamilies() {
+  size_t measured = 0;
+  for (dlsim::KernelKind kind : dlsim::AllKernelKinds()) {
+    const Family f = FamilyOf(kind);
+    const bool attention =
+        kind == dlsim::KernelKind::kAttentionFwd || kind == dlsim::KernelKind::kAttentionBwd;
+    CHECK((f == Family::kNone) == attention);
+    measured += f != Family::kNone;
+  }
+  CHECK(measured == KnownKinds().size());
+  CHECK(FamilyOf(dlsim::KernelKind::kLayerNormBwd) == Family::kMemory);
+  CHECK(FamilyOf(dlsim::KernelKind::kLrnFwd) == Family::kNormPool);
 }
 
 void TestJobFile() {
@@ -235,7 +256,7 @@ void TestCollectKeysRejectsBadJobLists() {
   std::vector<Key> keys;
   std::string err;
   CHECK(!CollectKeys({path}, {}, {}, &keys, &err));
-  CHECK(err.find(path + ":3: missing dtype") != std::string::npos);
+  CHECK(err.find(path + ":3: kernel key 'conv_fwd n=16 c=x': missing dtype") != std::string::npos);
   CHECK(err.find(path + ":4: ") != std::string::npos);
   WriteAll(path, std::string(kConv) + "\n" + kConv + "\n");
   keys.clear();
@@ -463,6 +484,7 @@ void TestMachineYaml() {
 
 int main() {
   TestParseKey();
+  TestFamilies();
   TestJobFile();
   TestJson();
   TestRecords();

@@ -3,53 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dlsim/kernel/tiles.h"
+
 namespace dlsim {
 namespace {
-
-bool IsMatrixKind(KernelKind kind) {
-  switch (kind) {
-    case KernelKind::kConvFwd:
-    case KernelKind::kConvBiasAct:
-    case KernelKind::kConvBwdData:
-    case KernelKind::kConvBwdFilter:
-    case KernelKind::kGemm:
-    case KernelKind::kBatchedGemm:
-    case KernelKind::kRnnFwd:
-    case KernelKind::kRnnBwdData:
-    case KernelKind::kRnnBwdWeights:
-    case KernelKind::kAttentionFwd:
-    case KernelKind::kAttentionBwd:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Output tiles of the implicit GEMM a call runs: (M, N) of C.
-std::pair<double, double> GemmOutputDims(const KernelCall& call) {
-  auto p = [&](const char* name) { return static_cast<double>(call.IntParam(name, 1)); };
-  switch (call.kind) {
-    case KernelKind::kGemm:
-      return {p("m"), p("n")};
-    case KernelKind::kBatchedGemm:
-      return {p("batch") * p("m"), p("n")};
-    case KernelKind::kConvFwd:
-    case KernelKind::kConvBiasAct:
-    case KernelKind::kConvBwdData:
-    case KernelKind::kConvBwdFilter: {
-      // Output pixels x output channels (approximation for all three passes).
-      const double ho = std::max(1.0, (p("h") + 2 * p("pad_h") - p("dil_h") * (p("r") - 1) - 1) / p("stride_h") + 1);
-      const double wo = std::max(1.0, (p("w") + 2 * p("pad_w") - p("dil_w") * (p("s") - 1) - 1) / p("stride_w") + 1);
-      return {p("n") * std::floor(ho) * std::floor(wo), p("k")};
-    }
-    case KernelKind::kAttentionFwd:
-    case KernelKind::kAttentionBwd:
-      // One thread block per 128 query rows of each (batch, head).
-      return {p("batch") * p("heads") * p("seq_q"), p("head_dim")};
-    default:
-      return {0, 0};
-  }
-}
 
 // Share of the input a kernel reads straight after the previous kernel wrote
 // it that is still in the target's L2, relative to the reference GPU (whose
@@ -77,7 +34,7 @@ KernelCall DeviceMemoryTraffic(const KernelCall& call, double resident) {
 
 double PeakFlopsFor(const KernelCall& call, const DeviceSpec& device) {
   const PeakFlops& pk = device.peak_flops;
-  if (IsMatrixKind(call.kind)) {
+  if (IsComputeKind(call.kind)) {
     double matrix = 0;
     switch (call.math) {
       case MathMode::kTf32: matrix = pk.tf32_matrix; break;
@@ -91,30 +48,20 @@ double PeakFlopsFor(const KernelCall& call, const DeviceSpec& device) {
   return pk.fp32_vector;
 }
 
-double WaveEfficiency(const KernelCall& call, int sm_count) {
-  auto [m, n] = GemmOutputDims(call);
-  if (m <= 0 || n <= 0 || sm_count <= 0) return 1.0;
-  const double tiles = std::ceil(m / 128.0) * std::ceil(n / 128.0);
-  const double waves = std::ceil(tiles / sm_count);
-  // Small problems fill few SMs: efficiency = busy SM-slots / issued slots.
-  return std::max(tiles / (waves * sm_count), 1.0 / sm_count);
-}
-
 RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
                                const RooflineParams& params) {
   RooflineBreakdown b;
   const double peak = PeakFlopsFor(call, device);
-  const double eff = IsMatrixKind(call.kind) &&
+  const double eff = IsComputeKind(call.kind) &&
                              PeakFlopsFor(call, device) != device.peak_flops.fp32_vector
                          ? params.matrix_efficiency
                          : params.vector_efficiency;
-  const double wave = IsMatrixKind(call.kind) ? WaveEfficiency(call, device.sm_count) : 1.0;
+  const double wave = IsComputeKind(call.kind) ? WaveEfficiency(CallOutputTiles(call), device.sm_count) : 1.0;
   if (peak > 0) b.compute_s = call.flops / (peak * eff * wave);
   const double bw = device.EffectiveMemoryBw() * params.memory_efficiency;
   if (bw > 0) b.memory_s = call.bytes() / bw;
   b.floor_s = params.kernel_floor_s;
-  if (call.kind == KernelKind::kRnnFwd || call.kind == KernelKind::kRnnBwdData ||
-      call.kind == KernelKind::kRnnBwdWeights) {
+  if (IsRnnKind(call.kind)) {
     const double steps = static_cast<double>(call.IntParam("seq", 1) + call.IntParam("layers", 1) - 1);
     b.floor_s = std::max(b.floor_s, steps * params.rnn_step_floor_s);
   }

@@ -4,9 +4,9 @@
 
 #include <string>
 
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/machine/machine.h"
 #include "dlsim/model/graph.h"
-#include "dlsim/ops/kernel_call.h"
 
 namespace dlsim {
 

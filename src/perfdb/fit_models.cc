@@ -10,8 +10,8 @@
 #include <map>
 #include <memory>
 
+#include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/fit.h"
-#include "dlsim/perfdb/work.h"
 #include "fit_neighbours.h"
 #include "fit_solver.h"
 

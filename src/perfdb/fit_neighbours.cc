@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/rnn_algo.h"
-#include "dlsim/perfdb/work.h"
 
 namespace dlsim::perfdb_internal {
 namespace {

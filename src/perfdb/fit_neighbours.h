@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/perfdb/fit.h"
 #include "dlsim/util/status.h"
 

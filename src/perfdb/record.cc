@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/kernel_call.h"
 
 namespace dlsim {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "key_params.h"
+#include "dlsim/kernel/key_params.h"
 
 namespace dlsim {
 namespace {
@@ -23,7 +23,7 @@ Result<RnnShape> ShapeOf(const ParsedKey& key) {
   if (!IsRnnKind(key.kind)) {
     return InvalidArgument(std::string("not an rnn key: kind ") + KernelKindName(key.kind));
   }
-  const perfdb_internal::Params p(key);
+  const KeyParams p(key);
   RnnShape s;
   s.cell = p.Str("cell");
   s.dtype = key.dtype;
@@ -60,13 +60,6 @@ RnnAlgo AlgoOf(const RnnShape& s, bool forward, int64_t sm_count) {
 }
 
 }  // namespace
-
-int RnnGates(const std::string& cell) { return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1; }
-
-bool IsRnnKind(KernelKind kind) {
-  return kind == KernelKind::kRnnFwd || kind == KernelKind::kRnnBwdData ||
-         kind == KernelKind::kRnnBwdWeights;
-}
 
 const char* RnnAlgoName(RnnAlgo algo) {
   switch (algo) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/profile/kernel_class.h"
 #include "dlsim/util/status.h"
 

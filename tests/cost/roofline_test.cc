@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "dlsim/kernel/tiles.h"
+
 namespace dlsim {
 namespace {
 
@@ -61,13 +63,13 @@ TEST(RooflineTest, AttentionWavesCountQueryBlocks) {
   c.AddParam("heads", 12);
   c.AddParam("seq_q", 256);
   c.AddParam("head_dim", 64);
-  EXPECT_DOUBLE_EQ(WaveEfficiency(c, 100), 24.0 / 100);  // 12 heads x 2 blocks in one wave
+  EXPECT_DOUBLE_EQ(WaveEfficiency(CallOutputTiles(c), 100), 24.0 / 100);  // 12 heads x 2 blocks in one wave
 }
 
 TEST(RooflineTest, WaveQuantisationPenalisesPartialWaves) {
   // 101 tiles on 100 SMs: 2 waves, 101 of 200 slots busy.
   KernelCall c = Gemm(128 * 101, 128, 64, MathMode::kFp16);
-  EXPECT_DOUBLE_EQ(WaveEfficiency(c, 100), 101.0 / 200.0);
+  EXPECT_DOUBLE_EQ(WaveEfficiency(CallOutputTiles(c), 100), 101.0 / 200.0);
 }
 
 TEST(RooflineTest, ElementwiseIsMemoryBound) {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "dlsim/machine/machine_io.h"
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/kernel_call.h"
 
 namespace dlsim {
 namespace {

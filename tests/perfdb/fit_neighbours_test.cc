@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/fit.h"
-#include "dlsim/perfdb/work.h"
 
 namespace dlsim {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/machine/machine.h"
-#include "dlsim/ops/kernel_call.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {

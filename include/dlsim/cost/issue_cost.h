@@ -16,8 +16,8 @@
 #include <tuple>
 #include <vector>
 
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/machine/machine.h"
-#include "dlsim/ops/kernel_call.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {

@@ -31,10 +31,6 @@ struct RooflineParams {
 // kinds in tf32/fp16/bf16 math, vector units otherwise).
 double PeakFlopsFor(const KernelCall& call, const DeviceSpec& device);
 
-// SM-wave efficiency of a GEMM-like call: useful tiles over tiles issued when
-// 128x128 output tiles run in waves of `sm_count` (1.0 for other kinds).
-double WaveEfficiency(const KernelCall& call, int sm_count);
-
 struct RooflineBreakdown {
   double compute_s = 0;
   double memory_s = 0;

@@ -10,28 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/util/dtype.h"
+
 namespace dlsim {
-
-enum class DType {
-  kUndefined = 0,
-  kFloat32,
-  kFloat16,
-  kBFloat16,
-  kFloat64,
-  kInt8,
-  kUInt8,
-  kInt16,
-  kInt32,
-  kInt64,
-  kBool,
-  kString,
-};
-
-// Bytes per element (0 for kUndefined and kString).
-int64_t DTypeBytes(DType dtype);
-// "fp32", "fp16", "bf16", "fp64", "int64", ...
-const char* DTypeName(DType dtype);
-bool IsFloatDType(DType dtype);
 
 using Shape = std::vector<int64_t>;
 

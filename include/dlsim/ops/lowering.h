@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/model/graph.h"
-#include "dlsim/ops/kernel_call.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/model/graph.h"
-#include "dlsim/ops/kernel_call.h"
 #include "dlsim/ops/lowering.h"
 #include "dlsim/util/status.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/perfdb/record.h"
 #include "dlsim/util/status.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/perfdb/fit.h"
 #include "dlsim/perfdb/record.h"
 #include "dlsim/perfdb/timing_table.h"

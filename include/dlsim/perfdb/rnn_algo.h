@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/key.h"
+#include "dlsim/kernel/work.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {
@@ -23,12 +24,6 @@ namespace dlsim {
 enum class RnnAlgo { kStandard, kPersistSmallH, kPersistStatic };
 
 const char* RnnAlgoName(RnnAlgo algo);
-
-// rnn_fwd, rnn_bwd_data or rnn_bwd_weights: the kinds with serial terms.
-bool IsRnnKind(KernelKind kind);
-
-// Gate matrices per cell: 4 (lstm), 3 (gru), 1 (rnn_tanh, rnn_relu).
-int RnnGates(const std::string& cell);
 
 // PyTorch's choice (ATen's cuDNN RNN get_algo, described, not copied):
 // persist small-h when the hidden size is at most 192 for LSTM/GRU or 384

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "dlsim/ops/kernel_call.h"
+#include "dlsim/kernel/kernel_call.h"
 
 namespace dlsim {
 

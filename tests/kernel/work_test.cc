@@ -1,4 +1,4 @@
-#include "dlsim/perfdb/work.h"
+#include "dlsim/kernel/work.h"
 
 #include <gtest/gtest.h>
 
@@ -86,10 +86,12 @@ TEST(WorkTest, LstmCountsGatesLayersAndStates) {
 TEST(WorkTest, ErrorsNameTheProblem) {
   EXPECT_EQ(WorkError("gemm m=16 n=1000 trans_a=0 trans_b=1 dtype=fp32 math=fp32 layout=-")
                 .message(),
-            "kernel key of kind gemm: missing parameter 'k'");
+            "kernel key 'gemm m=16 n=1000 trans_a=0 trans_b=1 dtype=fp32 math=fp32 layout=-': "
+            "missing parameter 'k'");
   EXPECT_EQ(WorkError("gemm m=16 n=0 k=3 trans_a=0 trans_b=1 dtype=fp32 math=fp32 layout=-")
                 .message(),
-            "kernel key of kind gemm: parameter n=0 is not a positive integer");
+            "kernel key 'gemm m=16 n=0 k=3 trans_a=0 trans_b=1 dtype=fp32 math=fp32 layout=-': "
+            "parameter n=0 is not a positive integer");
   EXPECT_FALSE(WorkError("gemm m=1 n=1 k=1 trans_a=0 trans_b=1 dtype=int4 math=fp32 layout=-")
                    .ok());
   EXPECT_FALSE(WorkError("conv_fwd n=1 c=3 h=2 w=2 k=4 r=5 s=5 pad_h=0 pad_w=0 stride_h=1 "

@@ -2,30 +2,19 @@
 // formulas are the textbook ones (e.g. conv: 2*N*K*Ho*Wo*(C/groups)*R*S,
 // Benanza's and the cuDNN docs' convention); bytes count each tensor once
 // at the key's dtype, which is what a roofline takes as compulsory traffic.
-#include "dlsim/perfdb/work.h"
+#include "dlsim/kernel/work.h"
 
-#include <cstdlib>
-
-#include "dlsim/perfdb/rnn_algo.h"
-#include "key_params.h"
+#include "dlsim/kernel/key_params.h"
 
 namespace dlsim {
 namespace {
 
-using perfdb_internal::Params;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-int64_t Tiles(double m, double n) {
-  return CeilDiv(static_cast<int64_t>(m), kWaveTileEdge) *
-         CeilDiv(static_cast<int64_t>(n), kWaveTileEdge);
-}
+using Params = KeyParams;
 
 Result<int64_t> OutDim(const Params& p, int64_t in, int64_t filter, int64_t pad, int64_t stride,
                        int64_t dil) {
-  int64_t span = dil * (filter - 1) + 1;
-  int64_t out = (in + 2 * pad - span) / stride + 1;
-  if (in + 2 * pad < span || out <= 0) {
+  const int64_t out = ConvOutputSize(in, filter, pad, stride, dil);
+  if (out <= 0) {
     return InvalidArgument(p.Where() + ": the filter window is larger than the padded input");
   }
   return out;
@@ -65,7 +54,7 @@ Result<KeyWork> ConvWork(const ParsedKey& key, const Params& p, int64_t ds) {
     work.gemm_m = double(n) * ho * wo, work.gemm_n = double(k / g);
   }
   if (key.kind == KernelKind::kConvBiasAct) work.bytes += double(k) * ds;  // bias
-  work.tiles = Tiles(work.gemm_m, work.gemm_n) * g;
+  work.tiles = GemmTiles(work.gemm_m, work.gemm_n) * g;
   return work;
 }
 
@@ -81,7 +70,7 @@ Result<KeyWork> GemmWork(const ParsedKey& key, const Params& p, int64_t ds) {
   work.flops = 2.0 * batch * m * n * k;
   work.bytes = double(batch) * (double(m) * k + double(k) * n + double(m) * n) * ds;
   work.gemm_m = double(m), work.gemm_n = double(n);
-  work.tiles = Tiles(work.gemm_m, work.gemm_n) * batch;
+  work.tiles = GemmTiles(work.gemm_m, work.gemm_n) * batch;
   return work;
 }
 
@@ -101,7 +90,7 @@ Result<KeyWork> AttentionWork(const ParsedKey& key, const Params& p, int64_t ds)
   const double qo = bh * seq_q * head_dim, kv = bh * seq_k * head_dim;
   work.bytes = (bwd ? 4.0 * qo + 4.0 * kv : 2.0 * qo + 2.0 * kv) * ds;
   work.gemm_m = bh * seq_q, work.gemm_n = double(head_dim);
-  work.tiles = Tiles(work.gemm_m, work.gemm_n);
+  work.tiles = GemmTiles(work.gemm_m, work.gemm_n);
   return work;
 }
 
@@ -232,18 +221,13 @@ Result<int64_t> DTypeSizeOfName(const std::string& dtype) {
   return InvalidArgument("unknown dtype '" + dtype + "' in kernel key");
 }
 
-bool IsComputeKind(KernelKind kind) {
-  switch (kind) {
-    case KernelKind::kConvFwd: case KernelKind::kConvBiasAct:
-    case KernelKind::kConvBwdData: case KernelKind::kConvBwdFilter:
-    case KernelKind::kGemm: case KernelKind::kBatchedGemm:
-    case KernelKind::kRnnFwd: case KernelKind::kRnnBwdData: case KernelKind::kRnnBwdWeights:
-    case KernelKind::kAttentionFwd: case KernelKind::kAttentionBwd:
-      return true;
-    default:
-      return false;
-  }
+int64_t ConvOutputSize(int64_t in, int64_t filter, int64_t pad, int64_t stride, int64_t dilation) {
+  const int64_t span = dilation * (filter - 1) + 1;
+  if (stride <= 0 || in + 2 * pad < span) return 0;
+  return (in + 2 * pad - span) / stride + 1;
 }
+
+int RnnGates(const std::string& cell) { return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1; }
 
 Result<KeyWork> WorkOfKey(const ParsedKey& key) {
   DLSIM_ASSIGN_OR_RETURN(int64_t ds, DTypeSizeOfName(key.dtype));
@@ -272,12 +256,6 @@ Result<KeyWork> WorkOfKey(const ParsedKey& key) {
       return MemoryWork(key, p, ds);
   }
   return InvalidArgument(p.Where() + ": no work formula");
-}
-
-double WaveEfficiency(int64_t tiles, int64_t sm_count) {
-  if (tiles <= 0 || sm_count <= 0) return 1.0;
-  const int64_t waves = CeilDiv(tiles, sm_count);
-  return double(tiles) / (double(waves) * double(sm_count));
 }
 
 }  // namespace dlsim

@@ -1,0 +1,53 @@
+#include "dlsim/kernel/kernel_call.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace dlsim {
+namespace {
+
+bool ParseInt64(const std::string& s, int64_t* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (end == nullptr || *end != '\0' || errno == ERANGE) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+ParsedKey KeyOf(const KernelCall& call) {
+  return ParsedKey{call.kind, call.params, DTypeName(call.dtype), MathModeName(call.math),
+                   call.layout};
+}
+
+std::string KernelCall::Key() const {
+  return FormatKernelKey(kind, params, DTypeName(dtype), MathModeName(math), layout);
+}
+
+int64_t KernelCall::IntParam(const std::string& name, int64_t fallback) const {
+  for (const auto& [n, v] : params) {
+    int64_t out = 0;
+    if (n == name) return ParseInt64(v, &out) ? out : fallback;
+  }
+  return fallback;
+}
+
+std::string KernelCall::StrParam(const std::string& name, const std::string& fallback) const {
+  for (const auto& [n, v] : params) {
+    if (n == name) return v;
+  }
+  return fallback;
+}
+
+void KernelCall::AddParam(const std::string& name, int64_t value) {
+  params.emplace_back(name, std::to_string(value));
+}
+
+void KernelCall::AddParam(const std::string& name, const std::string& value) {
+  params.emplace_back(name, value);
+}
+
+}  // namespace dlsim
