@@ -72,9 +72,9 @@ def largest_batch(name, mode, limit, deadline):
             lo, lo_peak, b = b, peak, b * 2
         else:
             hi = b
-    if hi is None:
-        return dict(largest_batch=lo, peak_bytes=lo_peak, capped=b > limit)
-    while hi - lo > max(1, lo // 16) and time.time() < deadline:
+    if hi is None:  # no OOM: the limit, or the time, ran out first
+        return dict(largest_batch=lo, peak_bytes=lo_peak, capped=b > limit, timed_out=b <= limit)
+    while hi - lo > max(1, lo // 16):
         mid = (lo + hi) // 2
         ok, peak = runs(name, mid, mode)
         if ok:
@@ -97,6 +97,9 @@ def main():
     p = torch.cuda.get_device_properties(0)
     with open(args.out, "a") as out:
         for name in args.names:
+            if time.time() >= deadline:
+                print(f"# out of time: {name} and the rest not measured", flush=True)
+                break
             t0 = time.time()
             rec = dict(model=name, mode=args.mode, dtype="fp32", gpu=p.name, mem_bytes=p.total_memory)
             rec.update(largest_batch(name, args.mode, args.limit, deadline))
