@@ -32,7 +32,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "accuracy"))
 import corpus  # noqa: E402
 import families  # noqa: E402
-from reference_runs import capture_graph, environment, time_fn  # noqa: E402
+from reference_runs import capture_graph, environment, kernel_profile, time_fn  # noqa: E402
 from rounds import set_reference_math  # noqa: E402
 
 DEV = "cuda"
@@ -55,13 +55,7 @@ def compact_trace(prof, path):
 
 def profile_steps(fn, path, steps=2):
     """(kernels per step, kernel ms per step), writing the compact trace."""
-    from torch.profiler import profile, ProfilerActivity
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(steps):
-            fn()
-        torch.cuda.synchronize()
+    _, _, prof = kernel_profile(fn, steps)
     n, ms = compact_trace(prof, path)
     return n / steps, ms / steps
 
