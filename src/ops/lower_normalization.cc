@@ -48,10 +48,11 @@ Status LowerBatchNorm(const LowerContext& ctx, const Node& node, std::vector<Ker
   fwd.bytes_read = (training ? 2 : 1) * bx + params;
   fwd.bytes_written = bx;
   fwd.flops = (training ? 8.0 : 4.0) * x.num_elements();
+  // nn.BatchNorm counts its steps (num_batches_tracked += 1) before the
+  // forward kernel: a one-element kernel a step.
+  if (training) calls->push_back(ElementwiseCall(ctx, "add", 1, 1, 8, 8, 1));
   calls->push_back(fwd);
   if (training) {
-    // nn.BatchNorm's num_batches_tracked += 1: a one-element kernel a step.
-    calls->push_back(ElementwiseCall(ctx, "add", 1, 1, 8, 8, 1));
     KernelCall bwd = fwd;
     bwd.kind = KernelKind::kBatchNormBwd;
     bwd.library_call = "cudnnBatchNormalizationBackward";

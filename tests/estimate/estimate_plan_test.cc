@@ -45,5 +45,22 @@ TEST(EstimatePlan, BackwardReadsOfTheGradientJustWritten) {
   EXPECT_EQ(first_bwd(0), tensor);  // dA, written by the Sigmoid's backward just before
 }
 
+TEST(EstimatePlan, BookkeepingKernelsNeitherReadNorEvictTheResidentInput) {
+  // A training batch norm launches its one-element step counter first; the
+  // normalisation after it still reads the Relu's output straight from L2.
+  GraphBuilder b;
+  b.Input("x", {8, 16, 32, 32}).Weight("s", {16}).Weight("bb", {16}).Weight("m", {16}).Weight("v", {16});
+  b.Op("Relu", "r1", {"x"}, "a", {8, 16, 32, 32});
+  b.Op("BatchNormalization", "bn", {"a", "s", "bb", "m", "v"}, "y", {8, 16, 32, 32});
+  EstimateOptions o;
+  o.lowering.training = true;
+  auto plan = PlanEstimate(b.Build({"y"}), o);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const auto& bn = plan->lowered.nodes[1].calls;
+  ASSERT_GE(bn.size(), 2u);
+  EXPECT_EQ(bn[0].resident_input_bytes, 0);                    // the counter
+  EXPECT_EQ(bn[1].resident_input_bytes, 8.0 * 16 * 32 * 32 * 4);  // the forward kernel
+}
+
 }  // namespace
 }  // namespace dlsim

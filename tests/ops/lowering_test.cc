@@ -180,9 +180,9 @@ TEST(LoweringTest, TrainingBatchNormCountsItsSteps) {
   auto lowered = LowerGraph(b.Build({"y"}), o);
   ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
   const auto& calls = lowered->nodes[0].calls;
-  ASSERT_EQ(calls.size(), 3u);  // forward, num_batches_tracked += 1, backward
-  EXPECT_EQ(calls[1].kind, KernelKind::kElementwise);
-  EXPECT_EQ(calls[1].Key(), "elementwise op=add elems=1 arity=1 dtype=fp32 math=fp32 layout=-");
+  ASSERT_EQ(calls.size(), 3u);  // num_batches_tracked += 1, forward, backward
+  EXPECT_EQ(calls[0].Key(), "elementwise op=add elems=1 arity=1 dtype=fp32 math=fp32 layout=-");
+  EXPECT_EQ(calls[1].kind, KernelKind::kBatchNormTrainFwd);
   EXPECT_EQ(calls[2].kind, KernelKind::kBatchNormBwd);
 }
 
