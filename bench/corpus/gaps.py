@@ -7,7 +7,11 @@ kernels PyTorch ran that no dlsim call expects, and the calls no kernel ran.
 The largest rows are the lowering's largest gaps. Use it on the calibration
 side only: the test side is never looked at kernel by kernel.
 
-Usage: gaps.py [--side cal] [--exporter ts] [--top 40]
+With --by-kind it prints instead, per (dtype, family group, call kind), the
+summed estimated and measured time of the calls compare aligned: which
+kinds the prices run low or high on.
+
+Usage: gaps.py [--side cal] [--exporter ts] [--top 40] [--by-kind] [--mode inference|training]
 """
 import argparse
 import collections
@@ -37,6 +41,30 @@ def findings(dlsim, machine, key, rec, exporter):
     return key, j
 
 
+def group_of(family):
+    if family in ("cnn2d", "cnn1d", "cnn3d", "encdec"):
+        return "cnn"
+    return family if family in ("mlp", "rnn") else "transformer"
+
+
+def print_by_kind(results, top):
+    agg = collections.defaultdict(lambda: [0.0, 0.0, 0])
+    for (model, mode, dtype), j in results:
+        if j is None:
+            continue
+        for layer in j["layers"]:
+            for c in layer.get("calls", []):
+                a = agg[(mode, dtype, group_of(corpus.family_of(model)), c["kind"])]
+                a[0] += c["estimated_ms"]
+                a[1] += c["measured_ms"]
+                a[2] += 1
+    rows = sorted(agg.items(), key=lambda kv: -kv[1][1])[:top]
+    for (mode, dtype, group, kind), (est, meas, n) in rows:
+        ratio = est / meas if meas else float("nan")
+        print(f"{mode:9s} {dtype:8s} {group:11s} {kind:18s} n={n:5d} estimated {est:8.3f} ms "
+              f"measured {meas:8.3f} ms  ratio {ratio:5.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--side", default="cal", choices=["cal", "test", "all"])
@@ -44,13 +72,19 @@ def main():
     ap.add_argument("--dlsim", default=os.path.join(evaluate.ROOT, "build", "dlsim"))
     ap.add_argument("--machine", default="h100")
     ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--by-kind", action="store_true", help="estimated against measured time per call kind")
+    ap.add_argument("--mode", choices=["inference", "training"], help="only this mode's cases")
     args = ap.parse_args()
     evaluate.unpack()
     wanted = set(corpus.names(args.side))
-    cases = {k: r for k, r in evaluate.measured_cases().items() if k[0] in wanted}
+    cases = {k: r for k, r in evaluate.measured_cases().items()
+             if k[0] in wanted and (args.mode is None or k[1] == args.mode)}
     with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         results = list(pool.map(lambda kr: findings(args.dlsim, args.machine, kr[0], kr[1], args.exporter),
                                 sorted(cases.items())))
+    if args.by_kind:
+        print_by_kind(results, args.top)
+        return
     total = collections.defaultdict(float)
     gap = collections.defaultdict(lambda: [0.0, 0, set()])
     for (model, mode, dtype), j in results:
