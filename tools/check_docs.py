@@ -6,7 +6,7 @@ Fails (exit 1), listing each problem as FILE:LINE: message, on:
     ftp:, mailto:, any scheme), an autolink or bare URL, a path that leaves the
     repository, a file that does not exist, or an #anchor that is not a
     heading of the target file (GitHub's heading slugs);
-  - a docs/**/*.md file over 25 KiB (25 * 1024 bytes);
+  - a docs/**/*.md file over 25 KB (25,000 bytes);
   - a mention of docs/NAME.md in CMakeLists.txt, src/, include/, tests/,
     tools/, bench/, calibrate/, README.md or docs/ that names a missing file.
 Code blocks and inline code are not links and are skipped. A path outside
@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-MAX_DOC_BYTES = 25 * 1024
+MAX_DOC_BYTES = 25_000  # 25 KB
 
 # Docs allowed over MAX_DOC_BYTES, each with the reason (none today).
 SIZE_ALLOW = {}
