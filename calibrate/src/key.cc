@@ -4,7 +4,6 @@
 // each kind's measuring family (family.h), and job lists.
 #include "key.h"
 
-#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -14,20 +13,6 @@
 #include "dlsim/kernel/key_params.h"
 
 namespace dlcal {
-namespace {
-
-bool ParseInt(const std::string& s, int64_t* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end == s.c_str() || *end != '\0') return false;
-  *out = v;
-  return true;
-}
-
-}  // namespace
-
 bool Key::Has(const std::string& name) const {
   for (const auto& p : params) {
     if (p.first == name) return true;
@@ -38,7 +23,7 @@ bool Key::Has(const std::string& name) const {
 int64_t Key::Int(const std::string& name, int64_t fallback) const {
   for (const auto& p : params) {
     int64_t v = 0;
-    if (p.first == name) return ParseInt(p.second, &v) ? v : fallback;
+    if (p.first == name) return dlsim::ParseKeyInt(p.second, &v) ? v : fallback;
   }
   return fallback;
 }

@@ -1,22 +1,6 @@
 #include "dlsim/kernel/kernel_call.h"
 
-#include <cerrno>
-#include <cstdlib>
-
 namespace dlsim {
-namespace {
-
-bool ParseInt64(const std::string& s, int64_t* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end == nullptr || *end != '\0' || errno == ERANGE) return false;
-  *out = v;
-  return true;
-}
-
-}  // namespace
 
 ParsedKey KeyOf(const KernelCall& call) {
   return ParsedKey{call.kind, call.params, DTypeName(call.dtype), MathModeName(call.math),
@@ -30,7 +14,7 @@ std::string KernelCall::Key() const {
 int64_t KernelCall::IntParam(const std::string& name, int64_t fallback) const {
   for (const auto& [n, v] : params) {
     int64_t out = 0;
-    if (n == name) return ParseInt64(v, &out) ? out : fallback;
+    if (n == name) return ParseKeyInt(v, &out) ? out : fallback;
   }
   return fallback;
 }

@@ -5,22 +5,6 @@
 #include <sstream>
 
 namespace dlsim {
-namespace {
-
-// True when `value` is written as an integer that does not fit int64
-// (strtoll would clamp it silently).
-bool IntegerOutOfRange(const std::string& value) {
-  const size_t sign = value.size() > 1 && value[0] == '-' ? 1 : 0;
-  if (value.size() <= sign || value.find_first_not_of("0123456789", sign) != std::string::npos) {
-    return false;
-  }
-  errno = 0;
-  char* end = nullptr;
-  std::strtoll(value.c_str(), &end, 10);
-  return errno == ERANGE;
-}
-
-}  // namespace
 
 std::string FormatKernelKey(KernelKind kind, const KeyParamList& params, const std::string& dtype,
                             const std::string& math, const std::string& layout) {
@@ -34,6 +18,16 @@ std::string FormatKernelKey(KernelKind kind, const KeyParamList& params, const s
 
 std::string FormatKernelKey(const ParsedKey& key) {
   return FormatKernelKey(key.kind, key.params, key.dtype, key.math, key.layout);
+}
+
+bool ParseKeyInt(const std::string& text, int64_t* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0') return false;
+  *out = v;
+  return true;
 }
 
 Result<ParsedKey> ParseKernelKey(const std::string& key) {
@@ -54,7 +48,11 @@ Result<ParsedKey> ParseKernelKey(const std::string& key) {
     else if (name == "math") parsed.math = value;
     else if (name == "layout") parsed.layout = value;
     else parsed.params.emplace_back(name, value);
-    if (IntegerOutOfRange(value)) {
+    // Written as an integer, it must fit int64.
+    const size_t sign = value.size() > 1 && value[0] == '-' ? 1 : 0;
+    int64_t ignored = 0;
+    if (value.size() > sign && value.find_first_not_of("0123456789", sign) == std::string::npos &&
+        !ParseKeyInt(value, &ignored)) {
       return ParseError("kernel key '" + key + "': parameter " + token +
                         " is not an integer in int64 range");
     }

@@ -1,18 +1,13 @@
 #include "dlsim/kernel/key_params.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <map>
 
 namespace dlsim {
 namespace {
 
 bool IsInteger(const std::string& s) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  std::strtoll(s.c_str(), &end, 10);
-  return errno == 0 && end != s.c_str() && *end == '\0';
+  int64_t ignored = 0;
+  return ParseKeyInt(s, &ignored);
 }
 
 using Names = std::vector<std::string>;
@@ -79,13 +74,12 @@ Status CheckRequiredParams(const ParsedKey& key) {
 Result<int64_t> KeyParams::Int(const std::string& name, bool allow_zero) const {
   for (const auto& [n, v] : key_.params) {
     if (n != name) continue;
-    char* end = nullptr;
-    long long value = std::strtoll(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || value < 0 || (value == 0 && !allow_zero)) {
+    int64_t value = 0;
+    if (!ParseKeyInt(v, &value) || value < 0 || (value == 0 && !allow_zero)) {
       return InvalidArgument(Where() + ": parameter " + name + "=" + v +
                              " is not a positive integer");
     }
-    return static_cast<int64_t>(value);
+    return value;
   }
   return InvalidArgument(Where() + ": missing parameter '" + name + "'");
 }

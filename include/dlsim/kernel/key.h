@@ -37,6 +37,10 @@ std::string FormatKernelKey(const ParsedKey& key);
 // CheckRequiredParams (key_params.h) does that.
 Result<ParsedKey> ParseKernelKey(const std::string& key);
 
+// A key parameter's value as a decimal int64: false when empty, followed by
+// other text, or out of int64 range (strtoll would clamp it silently).
+bool ParseKeyInt(const std::string& text, int64_t* out);
+
 }  // namespace dlsim
 
 #endif  // DLSIM_KERNEL_KEY_H_
