@@ -18,8 +18,11 @@ struct PlanArgs {
   std::vector<int64_t> batches;
   std::vector<std::string> dtypes{"fp32"};
   std::vector<std::string> modes{"inference"};
+  std::vector<std::string> inputs;  // NAME:D1xD2..., as estimate's --input
+  std::vector<std::string> dims;    // NAME=N, as estimate's --dim
   std::string out;
   bool fuse = false;
+  bool amp = false;
 };
 
 Status PlanOne(const std::string& model, const ModelOptions& mo, std::set<std::string>* keys) {
@@ -49,6 +52,9 @@ Status RunPlan(const PlanArgs& args) {
           mo.dtype = d;
           mo.mode = m;
           mo.fuse = args.fuse;
+          mo.amp = args.amp;
+          mo.inputs = args.inputs;
+          mo.dims = args.dims;
           Status s = PlanOne(model, mo, &keys);
           if (!s.ok()) return s;
         }
@@ -77,6 +83,9 @@ void RegisterPlanCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--dtype", args->dtypes, "dtypes: fp32, tf32, fp16, bf16")->delimiter(',');
   cmd->add_option("--mode", args->modes, "inference and/or training")->delimiter(',');
   cmd->add_flag("--fuse", args->fuse, "plan fused conv-bias-activation calls too");
+  cmd->add_option("--input", args->inputs, "input shape NAME:D1xD2... (repeatable), as in estimate");
+  cmd->add_option("--dim", args->dims, "symbolic dim NAME=N (repeatable), as in estimate");
+  cmd->add_flag("--amp", args->amp, "torch.autocast: --dtype is the matrix ops' dtype, as in estimate");
   cmd->add_option("--out", args->out, "job list file (default: stdout)");
   cmd->callback([args, exit_code] {
     Status s = RunPlan(*args);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "align.h"
+#include "dlsim/cost/cost_model.h"
 #include "findings.h"
 
 namespace dlsim {
@@ -144,6 +145,8 @@ LayerComparison Summarise(const LayerEstimate& le, size_t index, const LayerTota
   for (size_t c = 0; c < le.calls.size(); ++c) {
     CallComparison cc;
     cc.kind = KernelKindName(le.calls[c].kind);
+    cc.key = le.calls[c].Key();
+    cc.source = CostSourceName(le.costs[c].source);
     cc.estimated_s = le.costs[c].time_s;
     cc.algo = le.costs[c].algo;
     cc.resident_input_bytes = le.calls[c].resident_input_bytes;

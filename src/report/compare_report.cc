@@ -87,7 +87,8 @@ std::string ComparisonToJson(const Comparison& c) {
   for (const LayerComparison& l : c.layers) {
     json calls = json::array();
     for (const CallComparison& cc : l.calls) {
-      calls.push_back({{"kind", cc.kind}, {"estimated_ms", cc.estimated_s * 1e3},
+      calls.push_back({{"kind", cc.kind}, {"key", cc.key}, {"source", cc.source},
+                       {"estimated_ms", cc.estimated_s * 1e3},
                        {"measured_ms", cc.measured_s * 1e3}, {"kernels", cc.kernels},
                        {"algo", cc.algo}, {"resident_input_bytes", cc.resident_input_bytes}});
     }

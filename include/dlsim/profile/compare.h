@@ -45,6 +45,8 @@ struct KernelAttribution {
 
 struct CallComparison {
   std::string kind;  // KernelKindName
+  std::string key;     // KernelCall::Key(): what the estimate priced
+  std::string source;  // CostSourceName of its price ("measured", "fitted", ...)
   double estimated_s = 0;
   double measured_s = 0;  // per iteration
   double kernels = 0;     // measured kernels per iteration
