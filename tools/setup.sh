@@ -6,6 +6,7 @@ PKGS=(cmake ninja-build g++ pkg-config python3
       libonnx-dev libprotobuf-dev protobuf-compiler
       libyaml-cpp-dev libboost-graph-dev libeigen3-dev libsqlite3-dev
       libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+      libxgboost-dev  # the boosted correction of the fitted models (src/perfdb)
       python3-jsonschema  # tools/check_json_output.py (ctest json_output_schema)
       clang libclang-rt-14-dev)  # libFuzzer and the sanitizers (tools/fuzz.sh)
 missing=()

@@ -4,12 +4,16 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "dlsim/kernel/key.h"
 #include "dlsim/perfdb/fit.h"
 #include "dlsim/perfdb/perf_db.h"
+#include "dlsim/util/input_file.h"
 
 namespace dlsim::cli {
 namespace {
@@ -21,6 +25,7 @@ struct DbOptions {
   std::string out;
   std::string gpu;
   int neighbours = FitOptions{}.neighbours;
+  std::string band_keys;  // db fit: job list of keys of unseen models
 };
 
 Status RunImport(const DbOptions& o) {
@@ -105,6 +110,13 @@ std::string Fixed(double v, int decimals) {
   return buf;
 }
 
+// "-12.3..+4.5 (n 40)": the band's P10 and P90 in percent, or "-".
+std::string BandText(const FitClassReport& m) {
+  if (m.n_band == 0) return "-";
+  return Fixed((std::exp(m.band_log_p10) - 1) * 100, 1) + ".." +
+         Fixed((std::exp(m.band_log_p90) - 1) * 100, 1) + " (n " + std::to_string(m.n_band) + ")";
+}
+
 void PrintFitReport(const std::string& path, const FitReport& r, int neighbours) {
   std::cout << "fitted models for " << r.gpu_name << " (" << r.sm_count
             << " SMs), stored in " << path << "\n"
@@ -112,12 +124,16 @@ void PrintFitReport(const std::string& path, const FitReport& r, int neighbours)
             << (neighbours > 0 ? "time = base x geometric mean of measured/base over the " +
                                      std::to_string(neighbours) + " nearest measured keys\n"
                                : std::string("time = base (no neighbour correction)\n"))
-            << "held-out error (%): the model fitted without the held-out keys; base: without "
-               "the correction\n\n"
+            << "     or base x the kind's boosted trees, whichever erred less on the held-out keys\n"
+            << "held-out error (%): the model fitted without the held-out keys (neighbours; "
+               "boosted); base: without a correction\n"
+            << "band%: P10..P90 of measured vs predicted on keys of models the fit never saw "
+               "(--band-keys); else +-P90 held-out error\n\n"
             << Padded("class", 26) << Padded("train", 7) << Padded("test", 6)
             << Padded("t0_us", 9) << Padded("TFLOP/s", 10) << Padded("GB/s", 9)
-            << Padded("median_err%", 13) << Padded("p90_err%", 10) << Padded("base_median%", 14)
-            << "base_p90%\n";
+            << Padded("median_err%", 13) << Padded("p90_err%", 10) << Padded("boost_med%", 12)
+            << Padded("boost_p90%", 12) << Padded("base_median%", 14) << Padded("base_p90%", 11)
+            << Padded("uses", 12) << "band%\n";
   for (const FitClassReport& m : r.classes) {
     std::cout << Padded(m.kind + "/" + m.math, 26) << Padded(std::to_string(m.n_train), 7)
               << Padded(std::to_string(m.n_test), 6) << Padded(Fixed(m.t0_s * 1e6, 2), 9)
@@ -125,11 +141,34 @@ void PrintFitReport(const std::string& path, const FitReport& r, int neighbours)
               << Padded(m.s_per_byte > 0 ? Fixed(1e-9 / m.s_per_byte, 0) : "-", 9)
               << Padded(Fixed(m.test_median_rel_err * 100, 1), 13)
               << Padded(Fixed(m.test_p90_rel_err * 100, 1), 10)
+              << Padded(Fixed(m.boosted_test_median_rel_err * 100, 1), 12)
+              << Padded(Fixed(m.boosted_test_p90_rel_err * 100, 1), 12)
               << Padded(Fixed(m.base_test_median_rel_err * 100, 1), 14)
-              << Fixed(m.base_test_p90_rel_err * 100, 1) << "\n";
+              << Padded(Fixed(m.base_test_p90_rel_err * 100, 1), 11)
+              << Padded(FitCorrectionName(m.correction), 12) << BandText(m) << "\n";
   }
   for (const std::string& s : r.skipped) std::cout << "skipped " << s << "\n";
   if (r.classes.empty()) ReportWarning("no kernel class had enough measured keys to fit");
+}
+
+// A job list (dlsim plan's format): one key per line; blank lines and lines
+// starting with '#' are skipped. Every key must parse.
+Result<std::set<std::string>> ReadKeyList(const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(path, "key list", int64_t{1} << 30));
+  std::set<std::string> keys;
+  std::istringstream lines(text);
+  std::string line;
+  for (int n = 1; std::getline(lines, line); ++n) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    auto parsed = ParseKernelKey(line);
+    if (!parsed.ok()) {
+      return parsed.status().WithContext(path + ":" + std::to_string(n));
+    }
+    keys.insert(line);
+  }
+  if (keys.empty()) return InvalidArgument(path + ": no kernel key in the key list");
+  return keys;
 }
 
 Status RunFit(const DbOptions& o) {
@@ -139,6 +178,9 @@ Status RunFit(const DbOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(std::vector<MeasurementRecord> records, db.RecordsOfGpu(gpu_name));
   FitOptions fit_options;
   fit_options.neighbours = o.neighbours;
+  if (!o.band_keys.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(fit_options.band_keys, ReadKeyList(o.band_keys));
+  }
   DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, gpu.sms, fit_options));
   DLSIM_RETURN_IF_ERROR(db.StoreFit(gpu_name, models));
   PrintFitReport(o.db_path, models.report(), models.neighbours());
@@ -196,6 +238,9 @@ void RegisterDbCommand(CLI::App& app, int* exit_code) {
                   "measured keys nearest to a query that correct the base model (0: base only)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  fit->add_option("--band-keys", opts->band_keys,
+                  "job list of keys measured for models nothing else was measured for: models "
+                  "fitted without them price them, and their error per class is the band");
 }
 
 }  // namespace dlsim::cli

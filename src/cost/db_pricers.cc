@@ -1,5 +1,7 @@
 #include "db_pricers.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "dlsim/cost/roofline.h"
@@ -52,9 +54,14 @@ class FittedPricer : public KernelPricer {
     CallCost c;
     c.time_s = c.p10_s = c.p90_s = *t;
     const FitClassReport* fit = models_.Find(key->kind, key->math);
-    if (fit != nullptr) {  // the held-out error is the band
-      c.p10_s = *t * (1 - fit->test_p90_rel_err);
-      c.p90_s = *t * (1 + fit->test_p90_rel_err);
+    if (fit != nullptr && fit->n_band > 0) {
+      // the spread of the error on keys of models the fit never saw
+      c.p10_s = *t * std::min(1.0, std::exp(fit->band_log_p10));
+      c.p90_s = *t * std::max(1.0, std::exp(fit->band_log_p90));
+    } else if (fit != nullptr && !std::isnan(fit->chosen_test_p90_rel_err())) {
+      // else the held-out error of the correction in use
+      c.p10_s = *t * std::max(0.0, 1 - fit->chosen_test_p90_rel_err());
+      c.p90_s = *t * (1 + fit->chosen_test_p90_rel_err());
     }
     c.source = CostSource::kFitted;
     c.bound = RooflineTime(call, device_, RooflineParams{}).bound;

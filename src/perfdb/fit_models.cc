@@ -12,6 +12,7 @@
 
 #include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/fit.h"
+#include "fit_boosted.h"
 #include "fit_neighbours.h"
 #include "fit_solver.h"
 
@@ -19,12 +20,16 @@ namespace dlsim {
 namespace {
 
 using perfdb_internal::BaseSeconds;
+using perfdb_internal::Booster;
+using perfdb_internal::KeyEncoder;
+using perfdb_internal::LazyBooster;
 using perfdb_internal::KeyFeatures;
 using perfdb_internal::LazyNeighbourSet;
 using perfdb_internal::MeasuredKey;
 using perfdb_internal::NeighbourSet;
 using perfdb_internal::PredictedSeconds;
 using NeighbourPtr = std::shared_ptr<const LazyNeighbourSet>;
+using BoosterPtr = std::shared_ptr<const LazyBooster>;
 
 struct Sample {
   std::string key;
@@ -50,7 +55,8 @@ std::vector<double> Features(bool compute, const KeyFeatures& f) {
   return row;
 }
 
-// Nearest-rank percentile of |relative error|; NaN for an empty set.
+// Nearest-rank percentile (of |relative error|, or of signed log errors);
+// NaN for an empty set.
 double Percentile(std::vector<double> v, double q) {
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
@@ -163,6 +169,16 @@ void Evaluate(const std::vector<Sample>& train, const std::vector<Sample>& test,
   out->test_p90_rel_err = Percentile(errs, 0.9);
 }
 
+// Every holdout_every-th key (sorted order) is held out.
+void SplitHoldout(const std::vector<Sample>& samples, int holdout_every,
+                  std::vector<Sample>* train, std::vector<Sample>* test) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const bool held = holdout_every > 0 &&
+                      static_cast<int>(i % holdout_every) == holdout_every - 1;
+    (held ? test : train)->push_back(samples[i]);
+  }
+}
+
 // The model of one class: evaluated on the held-out split, then refitted on
 // every key, all of which become its neighbours.
 std::optional<ClassFit> FitClass(const std::string& kind, const std::string& math,
@@ -170,11 +186,7 @@ std::optional<ClassFit> FitClass(const std::string& kind, const std::string& mat
                                  int64_t sm_count, const FitOptions& options,
                                  std::string* why_not) {
   std::vector<Sample> train, test;
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const bool held = options.holdout_every > 0 &&
-                      static_cast<int>(i % options.holdout_every) == options.holdout_every - 1;
-    (held ? test : train).push_back(samples[i]);
-  }
+  SplitHoldout(samples, options.holdout_every, &train, &test);
   if (static_cast<int>(train.size()) < options.min_train) {
     *why_not = std::to_string(train.size()) + " training keys, need " +
                std::to_string(options.min_train);
@@ -190,11 +202,98 @@ std::optional<ClassFit> FitClass(const std::string& kind, const std::string& mat
   return fit;
 }
 
+// One class's keys with the base model that corrects them.
+struct ClassSamples {
+  FitClassReport* report;
+  const std::vector<Sample>* samples;
+};
+
+struct TrainingSet {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> targets;
+};
+
+// Rows and log(measured / base) targets of the keys `take` selects.
+TrainingSet BoostRows(const std::vector<ClassSamples>& kind, const KeyEncoder& encoder,
+                      int64_t sm_count, int holdout_every, bool held_out) {
+  TrainingSet set;
+  for (const ClassSamples& c : kind) {
+    std::vector<Sample> train, test;
+    SplitHoldout(*c.samples, holdout_every, &train, &test);
+    for (const Sample& s : held_out ? test : train) {
+      const double base = BaseSeconds(*c.report, s.features);
+      if (!(base > 0)) continue;
+      set.rows.push_back(encoder.Encode(s.parsed, s.features, sm_count));
+      set.targets.push_back(static_cast<float>(std::log(s.time_s / base)));
+    }
+  }
+  return set;
+}
+
+// Held-out errors of trees trained without the held-out keys, per class.
+void EvaluateBoosted(const std::vector<ClassSamples>& kind, const KeyEncoder& encoder,
+                     int64_t sm_count, int holdout_every) {
+  TrainingSet train = BoostRows(kind, encoder, sm_count, holdout_every, false);
+  if (static_cast<int>(train.rows.size()) < perfdb_internal::kBoostMinRows) return;
+  auto trees = Booster::Train(train.rows, train.targets);
+  if (!trees.ok()) return;
+  for (const ClassSamples& c : kind) {
+    std::vector<Sample> tr, test;
+    SplitHoldout(*c.samples, holdout_every, &tr, &test);
+    std::vector<double> errs;
+    for (const Sample& s : test) {
+      const double corr = std::exp((*trees)->Predict(encoder.Encode(s.parsed, s.features, sm_count)));
+      errs.push_back(std::fabs(PredictedSeconds(*c.report, s.features, corr) - s.time_s) / s.time_s);
+    }
+    c.report->boosted_test_median_rel_err = Percentile(errs, 0.5);
+    c.report->boosted_test_p90_rel_err = Percentile(errs, 0.9);
+  }
+}
+
+// The correction that erred less on the held-out keys (median plus P90).
+FitCorrection ChooseCorrection(const FitClassReport& m) {
+  if (std::isnan(m.boosted_test_median_rel_err) || std::isnan(m.test_median_rel_err)) {
+    return FitCorrection::kNeighbours;
+  }
+  return m.boosted_test_median_rel_err + m.boosted_test_p90_rel_err <
+                 m.test_median_rel_err + m.test_p90_rel_err
+             ? FitCorrection::kBoosted
+             : FitCorrection::kNeighbours;
+}
+
+// Trees for one kind trained on every key of its fitted classes, after their
+// held-out evaluation; nullptr when the kind has too few keys.
+BoosterPtr FitKindBooster(const std::vector<ClassSamples>& kind, int64_t sm_count,
+                          int holdout_every) {
+  std::vector<const ParsedKey*> keys;
+  for (const ClassSamples& c : kind) {
+    for (const Sample& s : *c.samples) keys.push_back(&s.parsed);
+  }
+  KeyEncoder encoder = KeyEncoder::Build(keys);
+  EvaluateBoosted(kind, encoder, sm_count, holdout_every);
+  TrainingSet all = BoostRows(kind, encoder, sm_count, 0, false);
+  if (static_cast<int>(all.rows.size()) < perfdb_internal::kBoostMinRows) return nullptr;
+  auto trees = Booster::Train(all.rows, all.targets);
+  if (!trees.ok()) return nullptr;
+  auto saved = (*trees)->Save();
+  if (!saved.ok()) return nullptr;
+  for (const ClassSamples& c : kind) c.report->correction = ChooseCorrection(*c.report);
+  return std::make_shared<const LazyBooster>(std::move(encoder), *trees, std::move(saved).value());
+}
+
 }  // namespace
 
+const char* FitCorrectionName(FitCorrection c) {
+  return c == FitCorrection::kBoosted ? "boosted" : "neighbours";
+}
+
 FittedModels::FittedModels(FitReport report, int neighbours_k,
-                           std::vector<NeighbourPtr> neighbours)
-    : report_(std::move(report)), neighbours_k_(neighbours_k), neighbours_(std::move(neighbours)) {
+                           std::vector<NeighbourPtr> neighbours,
+                           std::map<std::string, BoosterPtr> boosters)
+    : report_(std::move(report)),
+      neighbours_k_(neighbours_k),
+      neighbours_(std::move(neighbours)),
+      boosters_(std::move(boosters)) {
   DLSIM_CHECK(neighbours_.size() == report_.classes.size());
   for (size_t i = 0; i < report_.classes.size(); ++i) {
     index_[ClassName(report_.classes[i].kind, report_.classes[i].math)] = i;
@@ -225,11 +324,58 @@ std::optional<double> FittedModels::PredictSeconds(const ParsedKey& key) const {
   if (!i) return std::nullopt;
   auto f = perfdb_internal::FeaturesOfKey(key, report_.sm_count);
   if (!f.ok()) return std::nullopt;
-  return PredictedSeconds(report_.classes[*i], *f, neighbours_[*i]->Get().Correction(key, *f));
+  const FitClassReport& m = report_.classes[*i];
+  auto trees = boosters_.find(m.kind);
+  if (m.correction == FitCorrection::kBoosted && trees != boosters_.end()) {
+    return PredictedSeconds(m, *f, std::exp(trees->second->LogCorrection(key, *f, report_.sm_count)));
+  }
+  return PredictedSeconds(m, *f, neighbours_[*i]->Get().Correction(key, *f));
 }
+
+namespace {
+
+// Per class name, ln(measured / predicted) of the band keys, priced by
+// the models fitted on every other record.
+Result<std::map<std::string, std::vector<double>>> BandErrors(
+    const std::vector<MeasurementRecord>& records, int64_t sm_count, const FitOptions& options) {
+  std::vector<MeasurementRecord> others;
+  for (const MeasurementRecord& r : records) {
+    if (options.band_keys.count(r.key) == 0) others.push_back(r);
+  }
+  std::map<std::string, std::vector<double>> errs;
+  if (others.size() == records.size() || others.empty()) return errs;
+  FitOptions plain = options;
+  plain.band_keys.clear();
+  DLSIM_ASSIGN_OR_RETURN(FittedModels without, FitModels(others, sm_count, plain));
+  DLSIM_ASSIGN_OR_RETURN(auto classes, CollectSamples(records, sm_count));
+  for (const auto& [name, samples] : classes) {
+    for (const Sample& s : samples) {
+      if (options.band_keys.count(s.key) == 0) continue;
+      std::optional<double> predicted = without.PredictSeconds(s.parsed);
+      if (predicted && *predicted > 0) errs[name].push_back(std::log(s.time_s / *predicted));
+    }
+  }
+  return errs;
+}
+
+}  // namespace
 
 Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
                                int64_t sm_count, const FitOptions& options) {
+  if (!options.band_keys.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(auto band, BandErrors(records, sm_count, options));
+    FitOptions plain = options;
+    plain.band_keys.clear();
+    DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, sm_count, plain));
+    for (FitClassReport& m : models.report_.classes) {
+      auto it = band.find(ClassName(m.kind, m.math));
+      if (it == band.end() || static_cast<int>(it->second.size()) < kMinBandKeys) continue;
+      m.n_band = static_cast<int>(it->second.size());
+      m.band_log_p10 = Percentile(it->second, 0.1);
+      m.band_log_p90 = Percentile(it->second, 0.9);
+    }
+    return models;
+  }
   if (records.empty()) return InvalidArgument("FitModels: no records to fit");
   if (sm_count <= 0) return InvalidArgument("FitModels: sm_count must be positive");
   if (options.neighbours < 0) return InvalidArgument("FitModels: neighbours must be >= 0");
@@ -241,6 +387,7 @@ Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
   report.gpu_name = records.front().gpu_name;
   report.sm_count = sm_count;
   std::vector<NeighbourPtr> neighbours;
+  std::vector<const std::vector<Sample>*> fitted_samples;
   const std::map<std::string, double> min_s_per_flop = MinSecondsPerFlopByMath(classes);
   for (const auto& [name, samples] : classes) {
     const std::string kind = name.substr(0, name.find('/'));
@@ -253,11 +400,24 @@ Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
     if (fit) {
       report.classes.push_back(std::move(fit->report));
       neighbours.push_back(std::move(fit->neighbours));
+      fitted_samples.push_back(&samples);
     } else {
       report.skipped.push_back(name + ": " + why_not);
     }
   }
-  return FittedModels(std::move(report), options.neighbours, std::move(neighbours));
+  std::map<std::string, std::vector<ClassSamples>> by_kind;
+  for (size_t i = 0; i < report.classes.size(); ++i) {
+    by_kind[report.classes[i].kind].push_back({&report.classes[i], fitted_samples[i]});
+  }
+  std::map<std::string, BoosterPtr> boosters;
+  if (options.boosted) {
+    for (const auto& [kind, members] : by_kind) {
+      BoosterPtr trees = FitKindBooster(members, sm_count, options.holdout_every);
+      if (trees != nullptr) boosters[kind] = std::move(trees);
+    }
+  }
+  return FittedModels(std::move(report), options.neighbours, std::move(neighbours),
+                      std::move(boosters));
 }
 
 }  // namespace dlsim

@@ -83,7 +83,8 @@ int IndexOf(const std::vector<T>& names, const std::string& name) {
 
 Result<KeyFeatures> FeaturesOfKey(const ParsedKey& key, int64_t sm_count) {
   DLSIM_ASSIGN_OR_RETURN(KeyWork work, WorkOfKey(key));
-  KeyFeatures f{work.flops / WaveEfficiency(work.tiles, sm_count), work.bytes, work.flops, {}};
+  KeyFeatures f{work.flops / WaveEfficiency(work.tiles, sm_count), work.bytes, work.flops,
+                work.tiles, {}};
   if (IsRnnKind(key.kind)) {
     DLSIM_ASSIGN_OR_RETURN(f.terms, RnnSerialTerms(key, sm_count));
   }

@@ -32,6 +32,7 @@ struct KeyFeatures {
   double flops_eff = 0;
   double bytes = 0;
   double flops = 0;
+  int64_t tiles = 0;  // KeyWork::tiles: 128x128 output tiles (0: no GEMM view)
   // Kind-specific terms of the base model, e.g. an RNN's serial steps
   // (RnnSerialTerms); empty for other kinds.
   std::vector<double> terms;

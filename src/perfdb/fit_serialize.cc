@@ -7,22 +7,29 @@
 // neighbours, and so the predictions, of stored models; format 5 the
 // kind-specific terms (s_per_term: an RNN's serial steps per algorithm);
 // format 6 the small-h RNN terms per direction and per weight, and the RNN
-// algorithm as a neighbour category, which move stored models' predictions.
+// algorithm as a neighbour category, which move stored models' predictions;
+// format 7 the boosted correction: per kind its feature layout and XGBoost's
+// JSON model, per class the held-out errors that chose between the two
+// corrections (fit_boosted.h) and the band from keys of unseen models.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "dlsim/perfdb/fit.h"
+#include "fit_boosted.h"
 #include "fit_neighbours.h"
 
 namespace dlsim {
 namespace {
 
 using nlohmann::json;
+using perfdb_internal::KeyEncoder;
+using perfdb_internal::LazyBooster;
 using perfdb_internal::LazyNeighbourSet;
 using perfdb_internal::MeasuredKey;
-constexpr int kFitFormat = 6;
+constexpr int kFitFormat = 7;
 
 // JSON has no NaN: NaN is written as null and read back as NaN.
 json Number(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
@@ -74,6 +81,19 @@ Result<FitClassReport> ReadClass(const json& j) {
   DLSIM_ASSIGN_OR_RETURN(m.test_p90_rel_err, ReadNumber(j, "test_p90_rel_err"));
   DLSIM_ASSIGN_OR_RETURN(m.base_test_median_rel_err, ReadNumber(j, "base_test_median_rel_err"));
   DLSIM_ASSIGN_OR_RETURN(m.base_test_p90_rel_err, ReadNumber(j, "base_test_p90_rel_err"));
+  DLSIM_ASSIGN_OR_RETURN(m.boosted_test_median_rel_err,
+                         ReadNumber(j, "boosted_test_median_rel_err"));
+  DLSIM_ASSIGN_OR_RETURN(m.boosted_test_p90_rel_err, ReadNumber(j, "boosted_test_p90_rel_err"));
+  auto correction = j.find("correction");
+  if (correction == j.end() || !correction->is_string() ||
+      (*correction != "boosted" && *correction != "neighbours")) {
+    return ParseError("field 'correction' must be \"boosted\" or \"neighbours\"");
+  }
+  m.correction = *correction == "boosted" ? FitCorrection::kBoosted : FitCorrection::kNeighbours;
+  DLSIM_ASSIGN_OR_RETURN(double n_band, ReadNumber(j, "n_band"));
+  m.n_band = static_cast<int>(n_band);
+  DLSIM_ASSIGN_OR_RETURN(m.band_log_p10, ReadNumber(j, "band_log_p10"));
+  DLSIM_ASSIGN_OR_RETURN(m.band_log_p90, ReadNumber(j, "band_log_p90"));
   return m;
 }
 
@@ -94,8 +114,38 @@ Result<std::vector<MeasuredKey>> ReadMeasured(const json& j) {
   return out;
 }
 
+// "boosters": {kind: {"numeric": [name...], "categories": {name: [value...]},
+// "model": XGBoost JSON}}; the model is parsed when the kind first prices.
+Result<std::map<std::string, std::shared_ptr<const LazyBooster>>> ReadBoosters(const json& j) {
+  std::map<std::string, std::shared_ptr<const LazyBooster>> out;
+  auto it = j.find("boosters");
+  if (it == j.end() || !it->is_object()) return ParseError("field 'boosters' missing or not an object");
+  for (const auto& [kind, b] : it->items()) {
+    const std::string where = "boosters." + kind;
+    if (!KernelKindFromName(kind).ok()) return ParseError(where + ": unknown kernel kind");
+    if (!b.is_object() || !b.contains("numeric") || !b["numeric"].is_array() ||
+        !b.contains("categories") || !b["categories"].is_object() || !b.contains("model") ||
+        !b["model"].is_string()) {
+      return ParseError(where + ": needs 'numeric' (array), 'categories' (object), 'model' (string)");
+    }
+    std::vector<std::string> numeric;
+    std::map<std::string, std::vector<std::string>> categories;
+    try {
+      numeric = b["numeric"].get<std::vector<std::string>>();
+      categories = b["categories"].get<std::map<std::string, std::vector<std::string>>>();
+    } catch (const json::exception&) {
+      return ParseError(where + ": 'numeric' and 'categories' must hold strings");
+    }
+    for (auto& [name, values] : categories) std::sort(values.begin(), values.end());
+    out[kind] = std::make_shared<const LazyBooster>(
+        KeyEncoder(std::move(numeric), std::move(categories)), b["model"].get<std::string>());
+  }
+  return out;
+}
+
 struct ReadModels {
   FitReport report;
+  std::map<std::string, std::shared_ptr<const LazyBooster>> boosters;
   int neighbours_k = 0;
   std::vector<std::vector<MeasuredKey>> measured;  // per class
 };
@@ -144,6 +194,14 @@ Result<ReadModels> ReadReport(const json& j) {
     report.classes.push_back(std::move(m).value());
     read.measured.push_back(std::move(measured).value());
   }
+  DLSIM_ASSIGN_OR_RETURN(read.boosters, ReadBoosters(j));
+  for (size_t i = 0; i < report.classes.size(); ++i) {
+    const FitClassReport& m = report.classes[i];
+    if (m.correction == FitCorrection::kBoosted && read.boosters.count(m.kind) == 0) {
+      return ParseError("classes[" + std::to_string(i) + "] (" + m.kind + "/" + m.math +
+                        "): correction 'boosted' but no boosters." + m.kind);
+    }
+  }
   if (j.contains("skipped") && j["skipped"].is_array()) {
     for (const auto& s : j["skipped"]) {
       if (s.is_string()) report.skipped.push_back(s.get<std::string>());
@@ -178,11 +236,23 @@ std::string FittedModels::ToJson() const {
     c["test_p90_rel_err"] = Number(m.test_p90_rel_err);
     c["base_test_median_rel_err"] = Number(m.base_test_median_rel_err);
     c["base_test_p90_rel_err"] = Number(m.base_test_p90_rel_err);
+    c["boosted_test_median_rel_err"] = Number(m.boosted_test_median_rel_err);
+    c["boosted_test_p90_rel_err"] = Number(m.boosted_test_p90_rel_err);
+    c["correction"] = FitCorrectionName(m.correction);
+    c["n_band"] = m.n_band;
+    c["band_log_p10"] = Number(m.band_log_p10);
+    c["band_log_p90"] = Number(m.band_log_p90);
     c["measured"] = nlohmann::ordered_json::array();
     for (const MeasuredKey& k : neighbours_[i]->measured()) {
       c["measured"].push_back(nlohmann::ordered_json::array({k.key, k.time_s}));
     }
     j["classes"].push_back(std::move(c));
+  }
+  j["boosters"] = nlohmann::ordered_json::object();
+  for (const auto& [kind, b] : boosters_) {
+    j["boosters"][kind] = {{"numeric", b->encoder().numeric()},
+                           {"categories", b->encoder().categories()},
+                           {"model", b->saved()}};
   }
   j["skipped"] = report_.skipped;
   return j.dump();
@@ -203,7 +273,8 @@ Result<FittedModels> FittedModels::FromJson(const std::string& text) {
         std::move(read->measured[i]), read->report.classes[i], read->report.sm_count,
         read->neighbours_k));
   }
-  return FittedModels(std::move(read->report), read->neighbours_k, std::move(neighbours));
+  return FittedModels(std::move(read->report), read->neighbours_k, std::move(neighbours),
+                      std::move(read->boosters));
 }
 
 }  // namespace dlsim

@@ -114,7 +114,13 @@ TEST(DbCommandTest, FitPrintsHeldOutErrors) {
                             "measured keys"),
             std::string::npos)
       << fit.output;
-  EXPECT_NE(fit.output.find("median_err%  p90_err%  base_median%  base_p90%"), std::string::npos)
+  EXPECT_NE(fit.output.find("median_err%  p90_err%  boost_med%  boost_p90%  base_median%  "
+                            "base_p90%  uses"),
+            std::string::npos)
+      << fit.output;
+  // 40 keys of one kind (20 or more): trees, which tie the neighbours' 0.0 % and so are not used.
+  EXPECT_NE(fit.output.find("0.0         0.0         0.0           0.0        neighbours"),
+            std::string::npos)
       << fit.output;
   CliRun base_only = Dlsim("db fit --db " + db + " --neighbours 0");
   ASSERT_EQ(base_only.exit_code, 0) << base_only.output;
@@ -122,6 +128,22 @@ TEST(DbCommandTest, FitPrintsHeldOutErrors) {
   CliRun stats = Dlsim("db stats --db " + db + " --format json");
   EXPECT_NE(stats.output.find("\"fits\": 1"), std::string::npos);
   EXPECT_EQ(Dlsim("db fit --db " + db + " --gpu Nope").exit_code, 1);
+
+  // The band from keys of an unseen model: 10 of the copies, whose times the
+  // other 30 predict exactly.
+  const std::string band_keys = TempPath("band.txt");
+  std::string list = "# keys of one model\n";
+  for (int i = 1; i <= 10; ++i) {
+    list += "copy op=cast elems=" + std::to_string(i * 400000) + " dtype=fp32 math=fp32 layout=-\n";
+  }
+  testing::WriteAll(band_keys, list);
+  CliRun band = Dlsim("db fit --db " + db + " --band-keys " + band_keys);
+  ASSERT_EQ(band.exit_code, 0) << band.output;
+  EXPECT_NE(band.output.find("-0.0..0.0 (n 10)"), std::string::npos) << band.output;
+  testing::WriteAll(band_keys, list + "copy op=cast elems=x\n");
+  CliRun bad_list = Dlsim("db fit --db " + db + " --band-keys " + band_keys);
+  EXPECT_EQ(bad_list.exit_code, 1);
+  EXPECT_NE(bad_list.output.find(band_keys + ":12"), std::string::npos) << bad_list.output;
 }
 
 TEST(DbCommandTest, ErrorsExitNonZero) {

@@ -218,7 +218,7 @@ TEST(FitNeighboursTest, RecurrentKeysBorrowFromKeysOfTheirAlgorithm) {
               1.0, 1e-12);
 }
 
-// A format-6 model set of one copy class, with two measured keys.
+// A format-7 model set of one copy class, with two measured keys.
 std::string MinimalJson(const std::string& format, const std::string& measured) {
   return "{\"format\":" + format +
          ",\"gpu_name\":\"G\",\"sm_count\":132,\"neighbours_k\":4,\"classes\":[{"
@@ -226,15 +226,18 @@ std::string MinimalJson(const std::string& format, const std::string& measured) 
          "\"s_per_byte\":3e-13,\"s_per_term\":[],\"min_s_per_flop\":0.0,\"n_train\":2,\"n_test\":0,\"train_median_rel_err\":0.0,"
          "\"test_median_rel_err\":null,\"test_p90_rel_err\":null,"
          "\"base_test_median_rel_err\":null,\"base_test_p90_rel_err\":null,"
+         "\"boosted_test_median_rel_err\":null,\"boosted_test_p90_rel_err\":null,"
+         "\"correction\":\"neighbours\",\"n_band\":0,\"band_log_p10\":null,"
+         "\"band_log_p90\":null,"
          "\"measured\":" +
-         measured + "}],\"skipped\":[]}";
+         measured + "}],\"boosters\":{},\"skipped\":[]}";
 }
 
 TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
   const std::string measured =
       "[[\"copy op=cast elems=1000 dtype=fp32 math=fp32 layout=-\",4e-06],"
       "[\"copy op=cast elems=2000 dtype=fp32 math=fp32 layout=-\",5e-06]]";
-  auto ok = FittedModels::FromJson(MinimalJson("6", measured));
+  auto ok = FittedModels::FromJson(MinimalJson("7", measured));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->Find(KernelKind::kCopy, "fp32")->n_neighbours, 2);
   EXPECT_TRUE(std::isnan(ok->Find(KernelKind::kCopy, "fp32")->test_p90_rel_err));
@@ -242,29 +245,40 @@ TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
   // the other one farther.
   EXPECT_TRUE(ok->PredictSeconds(Parse(CopyKey("cast", 1000))).has_value());
 
-  auto old = FittedModels::FromJson(MinimalJson("5", measured));
+  auto old = FittedModels::FromJson(MinimalJson("6", measured));
   EXPECT_EQ(old.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(old.status().message().find("fitted-model format 5, this build reads format 6"),
+  EXPECT_NE(old.status().message().find("fitted-model format 6, this build reads format 7"),
             std::string::npos)
       << old.status().message();
 
-  auto no_measured = FittedModels::FromJson(MinimalJson("6", "7"));
+  auto no_measured = FittedModels::FromJson(MinimalJson("7", "7"));
   EXPECT_EQ(no_measured.status().code(), StatusCode::kParseError);
   EXPECT_NE(no_measured.status().message().find("classes[0]: field 'measured'"),
             std::string::npos)
       << no_measured.status().message();
 
-  auto bad_time = FittedModels::FromJson(MinimalJson("6", "[[\"copy op=cast elems=1\",0]]"));
+  auto bad_time = FittedModels::FromJson(MinimalJson("7", "[[\"copy op=cast elems=1\",0]]"));
   EXPECT_EQ(bad_time.status().code(), StatusCode::kParseError);
   EXPECT_NE(bad_time.status().message().find("measured[0] must be [key, time_s]"),
             std::string::npos)
       << bad_time.status().message();
 
-  std::string no_k = MinimalJson("6", measured);
+  std::string no_k = MinimalJson("7", measured);
   no_k.replace(no_k.find("\"neighbours_k\":4,"), 17, "");
   EXPECT_EQ(FittedModels::FromJson(no_k).status().code(), StatusCode::kParseError);
   EXPECT_EQ(FittedModels::FromJson("{\"gpu_name\":\"G\"}").status().code(),
             StatusCode::kParseError);
+
+  // A class priced by trees its kind does not have.
+  std::string no_trees = MinimalJson("7", measured);
+  no_trees.replace(no_trees.find("\"correction\":\"neighbours\""), 25,
+                   "\"correction\":\"boosted\"");
+  auto orphan = FittedModels::FromJson(no_trees);
+  EXPECT_EQ(orphan.status().code(), StatusCode::kParseError);
+  EXPECT_NE(orphan.status().message().find(
+                "classes[0] (copy/fp32): correction 'boosted' but no boosters.copy"),
+            std::string::npos)
+      << orphan.status().message();
 }
 
 }  // namespace

@@ -194,6 +194,35 @@ TEST(FitTest, RejectsMixedGpusAndEmptyInput) {
   EXPECT_FALSE(FitModels(SyntheticRecords(0.0), 0).ok());
 }
 
+// Keys of a model nothing else was measured for, 1.5x slower than the
+// records around them: the models fitted without them are 1/3 fast on every
+// one, so the class's band is ln(1.5) at both ends; classes with fewer band
+// keys than kMinBandKeys keep none.
+TEST(FitTest, BandFromKeysOfUnseenModels) {
+  std::vector<MeasurementRecord> records = SyntheticRecords(0.0);
+  FitOptions options;
+  for (int i = 0; i < 12; ++i) {
+    const std::string key = GemmKey(300 + 7 * i, 900 - 5 * i, 1100 + 3 * i);
+    records.push_back(Record(key, TrueGemmSeconds(key) * 1.5));
+    options.band_keys.insert(key);
+  }
+  options.band_keys.insert(CopyKey(4000));  // one copy key: too few for a band
+  records.push_back(Record(CopyKey(4000), TrueCopySeconds(CopyKey(4000))));
+  auto models = FitModels(records, kSms, options);
+  ASSERT_TRUE(models.ok()) << models.status().ToString();
+  const FitClassReport* gemm = models->Find(KernelKind::kGemm, "fp16");
+  EXPECT_EQ(gemm->n_band, 12);
+  EXPECT_NEAR(gemm->band_log_p10, std::log(1.5), 0.02);
+  EXPECT_NEAR(gemm->band_log_p90, std::log(1.5), 0.02);
+  EXPECT_EQ(models->Find(KernelKind::kCopy, "fp32")->n_band, 0);
+  EXPECT_TRUE(std::isnan(models->Find(KernelKind::kCopy, "fp32")->band_log_p90));
+  // The stored models are fitted on every record, the band keys included.
+  EXPECT_EQ(gemm->n_train + gemm->n_test, 216 + 12);
+  auto back = FittedModels::FromJson(models->ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->Find(KernelKind::kGemm, "fp16")->band_log_p90, gemm->band_log_p90);
+}
+
 TEST(FitTest, StoredInTheDatabase) {
   auto db = PerfDb::Open(testing::TempPath("fit.db"), OpenMode::kCreate);
   ASSERT_TRUE(db.ok());

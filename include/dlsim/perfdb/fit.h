@@ -6,10 +6,12 @@
 #ifndef DLSIM_PERFDB_FIT_H_
 #define DLSIM_PERFDB_FIT_H_
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,7 +22,14 @@
 namespace dlsim {
 namespace perfdb_internal {
 class LazyNeighbourSet;
+class LazyBooster;
 }
+
+// Which correction of the base model prices a class's keys: the measured keys
+// nearest to the query, or the boosted trees of its kind (docs/perfdb.md),
+// whichever erred less on the class's held-out keys.
+enum class FitCorrection { kNeighbours, kBoosted };
+const char* FitCorrectionName(FitCorrection c);  // "neighbours", "boosted"
 
 // One class's model: the base model
 //   base_s = t0_s + s_per_flop * flops / wave_efficiency + s_per_byte * bytes
@@ -57,6 +66,23 @@ struct FitClassReport {
   // The base model alone on the held-out keys; NaN when n_test == 0.
   double base_test_median_rel_err = 0;
   double base_test_p90_rel_err = 0;
+  // The base model times the boosted correction of its kind, trained without
+  // the held-out keys; NaN when the kind has no trees.
+  double boosted_test_median_rel_err = std::nan("");
+  double boosted_test_p90_rel_err = std::nan("");
+  FitCorrection correction = FitCorrection::kNeighbours;
+  // The band of a prediction: P10 and P90 of ln(measured / predicted) over
+  // the class's keys of models the fit never saw (FitOptions::band_keys),
+  // each predicted by the models fitted without any of them; NaN when fewer
+  // than kMinBandKeys of them fell in the class.
+  int n_band = 0;
+  double band_log_p10 = std::nan("");
+  double band_log_p90 = std::nan("");
+  // The held-out P90 |relative error| of the correction in use (NaN: none
+  // held out): the band of the class's predictions.
+  double chosen_test_p90_rel_err() const {
+    return correction == FitCorrection::kBoosted ? boosted_test_p90_rel_err : test_p90_rel_err;
+  }
 };
 
 struct FitReport {
@@ -71,7 +97,14 @@ struct FitOptions {
   int holdout_every = 5;  // every 5th key (sorted order) is held out; 0: none
   int min_train = 4;      // fewer training keys than this: no model
   int neighbours = 4;     // k nearest measured keys in the correction; 0: base only
+  bool boosted = true;    // also train each kind's trees, used where they err less
+  // Keys measured for models nothing else was measured for (a corpus side's
+  // job list): models fitted without them price them, and the spread of the
+  // error per class is its band (FitClassReport::band_log_*). Then every
+  // record, these included, is fitted as usual.
+  std::set<std::string> band_keys;
 };
+inline constexpr int kMinBandKeys = 10;
 
 class FittedModels {
  public:
@@ -99,13 +132,16 @@ class FittedModels {
   friend Result<FittedModels> FitModels(const std::vector<MeasurementRecord>&, int64_t,
                                         const FitOptions&);
   using NeighbourPtr = std::shared_ptr<const perfdb_internal::LazyNeighbourSet>;
-  // `neighbours[i]` belongs to report.classes[i].
-  FittedModels(FitReport report, int neighbours_k, std::vector<NeighbourPtr> neighbours);
+  using BoosterPtr = std::shared_ptr<const perfdb_internal::LazyBooster>;
+  // `neighbours[i]` belongs to report.classes[i]; `boosters` are per kind name.
+  FittedModels(FitReport report, int neighbours_k, std::vector<NeighbourPtr> neighbours,
+               std::map<std::string, BoosterPtr> boosters);
   std::optional<size_t> ClassIndex(KernelKind kind, const std::string& math) const;
 
   FitReport report_;
   int neighbours_k_ = 0;
   std::vector<NeighbourPtr> neighbours_;
+  std::map<std::string, BoosterPtr> boosters_;  // kind name -> trees
   std::map<std::string, size_t> index_;  // "kind/math" -> report_.classes[i]
 };
 
