@@ -11,6 +11,8 @@ how dlsim scaled before the generation-aware rule.
 
   python3 bench/generations/make_models.py
   python3 bench/generations/evaluate.py [--before] [--out bench/generations/data/results.csv]
+  python3 bench/generations/evaluate.py --doc-table bench/generations/data/results.csv \
+      bench/generations/data/results_before.csv     # the table of docs/accuracy-generations.md
 """
 import argparse, csv, json, os, re, statistics as st, subprocess, sys, tempfile
 
@@ -68,12 +70,41 @@ def fmt(s):
     return "n/a" if s is None else f"{100 * s[0]:.1f} % (P90 {100 * s[1]:.1f}, bias {100 * s[2]:+.1f})"
 
 
+LABELS = {"h100": "H100 SXM (calibrated, not scaled)", "a100-pcie-80gb": "A100 PCIe 80 GB",
+          "a100-pcie-40gb": "A100 PCIe 40 GB", "v100-pcie-32gb": "V100 PCIe 32 GB",
+          "p100-pcie-16gb": "P100 PCIe 16 GB", "l4": "L4", "t4": "T4", "p4": "P4"}
+
+
+def doc_table(after_csv, before_csv):
+    """The table of docs/accuracy-generations.md from two results files."""
+    after = list(csv.DictReader(open(after_csv)))
+    before = {(r["gpu"], r["model"], r["mode"], r["batch"]): r for r in csv.DictReader(open(before_csv))}
+
+    def err(rs, col):
+        return [float(r[col]) / float(r["measured_ms"]) - 1 for r in rs if r[col]]
+
+    print("| GPU | runs | dlsim | dlsim, datasheet only (before) | NeuSight (published) | roofline (NeuSight's) |")
+    print("|---|---|---|---|---|---|")
+    groups = [(LABELS[g], [r for r in after if r["gpu"] == g]) for g in GPU_ORDER]
+    groups += [("**all but the H100 (scaled)**", [r for r in after if r["gpu"] != "h100"]), ("all", after)]
+    for label, rs in groups:
+        b = [before[(r["gpu"], r["model"], r["mode"], r["batch"])] for r in rs]
+        cells = [fmt(stats(err(rs, "dlsim_ms"))), fmt(stats(err(b, "dlsim_ms"))),
+                 fmt(stats(err(rs, "neusight_pred_ms"))), fmt(stats(err(rs, "roofline_pred_ms")))]
+        print(f"| {label} | {len(rs)} | " + " | ".join(cells) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
     ap.add_argument("--before", action="store_true")
     ap.add_argument("--out", default="")
+    ap.add_argument("--doc-table", nargs=2, metavar=("RESULTS", "RESULTS_BEFORE"),
+                    help="print the table of docs/accuracy-generations.md from two results files and exit")
     args = ap.parse_args()
+    if args.doc_table:
+        doc_table(*args.doc_table)
+        return
     rows = list(csv.DictReader(open(os.path.join(DATA, "e2e_neusight.csv"))))
     tmp = tempfile.mkdtemp(prefix="dlsim-gen-")
     out_rows = []

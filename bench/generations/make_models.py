@@ -124,6 +124,8 @@ def attention(b, x, p, fam, h, heads, seq):
     else:  # extended attention mask, broadcast over heads (and rows, for BERT)
         shape = [1, 1, 1, seq] if fam == "bert" else [1, 1, seq, seq]
         s = b.op("Add", [s, b.weight("attention_mask", shape)])
+        if fam == "opt":  # OPTAttention clamps the masked scores: torch.max(s, finfo.min)
+            s = b.op("Max", [s, b.const(np.finfo(np.float32).min, np.float32)])
     pr = b.op("Softmax", [s], axis=-1)
     o = b.op("MatMul", [pr, vh])
     o = b.op("Transpose", [o], perm=[0, 2, 1, 3])
