@@ -130,11 +130,12 @@ def shape_matched():
     group_share = {128: 1.0, 64: st.median(v[: (len(v) + 1) // 2])}
     h100_abs = st.median(2 * b * m * n * k / st.median(ts) for (_, b, m, n, k), ts in gemm["h100"].items())
     h100_abs /= SPECS["h100"][0] * 1e12
+    print("For reference (not used for scaling): the raw tables, shape-matched against the H100's")
     print(f"H100: large FP32 GEMMs reach {h100_abs:.3f} of the FP32 peak (median of {len(gemm['h100'])} shapes)")
     print("lane-group shares of the FP32 peak:",
           {k: round(v * h100_abs, 3) for k, v in group_share.items()},
           "(relative to the H100:", {k: round(v, 3) for k, v in group_share.items()}, ")")
-    print("| GPU | lanes/SM | GEMM shapes | share of peak vs H100 | sustained clock MHz | bandwidth GB/s (share) |")
+    print("| GPU | lanes/SM | GEMM shapes | share of peak vs H100 | clock it would imply (MHz) | bandwidth GB/s (share; used) |")
     print("|---|---|---|---|---|---|")
     for gpu in SPECS:
         share, n = rel[gpu]
