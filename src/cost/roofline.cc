@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dlsim/kernel/tiles.h"
+#include "dlsim/machine/achievable.h"
 
 namespace dlsim {
 namespace {
@@ -123,11 +124,15 @@ CallCost ScaleCost(const KernelCall& call, const CallCost& ref, const DeviceSpec
   // smaller L2 keeps less of that input and reads the rest from its memory.
   // No more of it than the L2 holds: of a tensor larger than the L2, only
   // the last-written L2-full is still there.
+  // Compute scales by what each GPU sustains, not by its datasheet peak: its
+  // clock under the power limit and, for FP32 GEMMs on the vector units, its
+  // SM architecture's achievable share (achievable.h).
   const double resident = CappedByL2(call.resident_input_bytes, reference_device);
-  RooflineBreakdown rb = RooflineTime(DeviceMemoryTraffic(call, resident), reference_device, params);
+  RooflineBreakdown rb = RooflineTime(DeviceMemoryTraffic(call, resident),
+                                      AchievableDevice(reference_device), params);
   RooflineBreakdown tb = RooflineTime(
       DeviceMemoryTraffic(call, CappedByL2(resident * ResidentShare(reference_device, target), target)),
-      target, params);
+      AchievableDevice(target), params);
   // The reference time above the kernel floor = what the roofline explains
   // (its bound term) + the rest (latency, occupancy, synchronisation). Only
   // the explained part scales, by the ratio of the target's bound term (a

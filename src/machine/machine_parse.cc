@@ -29,6 +29,7 @@ constexpr double kMaxClockMhz = 10000;
 constexpr double kMaxUs = 1e6;           // one second
 constexpr double kMaxWatts = 1e5;
 constexpr int64_t kMaxSms = 10000;
+constexpr int64_t kMaxLanesPerSm = 1024;
 constexpr int64_t kMaxGpusPerNode = 1024;
 constexpr int64_t kMaxNodes = 100000000;
 
@@ -83,6 +84,9 @@ void ParseDevice(YamlFields f, DeviceSpec* d) {
   if (d->boost_clock_mhz > 0 && d->sustained_clock_mhz > d->boost_clock_mhz) {
     f.Fail("sustained_clock_mhz", "exceeds boost_clock_mhz " + FormatNumber(d->boost_clock_mhz));
   }
+  d->fp32_lanes_per_sm =
+      static_cast<int>(f.PositiveInt("fp32_lanes_per_sm", Presence::kOptional, kMaxLanesPerSm));
+  d->fp32_gemm_share = f.Fraction("fp32_gemm_share", 0);
   ParsePeaks(f.Map("peak_tflops", Presence::kRequired), &d->peak_flops);
   d->memory_bytes = f.Positive("memory_gib", Presence::kRequired, kMaxMemoryGib) * kGib;
   const double bw_gbs = f.Positive("memory_bw_gbs", Presence::kRequired, kMaxBwGbs);

@@ -230,6 +230,39 @@ TEST(ScaledPricerTest, IssueTimeFallsBackToTheVectorPeakWithoutAClock) {
   EXPECT_NEAR(cost->time_s, kFloor + (1e-3 - ref_bound) + Overlap(2.5e-4, memory_s), 1e-12);
 }
 
+// An FP32 GEMM (vector units) scales by what each GPU sustains: the target's
+// FP32 peak at its sustained clock and at its 64-lane SM's GEMM share
+// relative to the reference's (achievable.h; the reference gives no clock:
+// lanes unknown, the 128-lane share).
+TEST(ScaledPricerTest, Fp32GemmScalesWithTheSustainedClockAndTheLaneShare) {
+  const double extra_s = 1e-4;  // reference time the roofline does not explain
+  const KernelCall c = Gemm(12800, 12800, 4096, MathMode::kFp32);
+  const DeviceSpec reference = Device();
+  const double ref_compute = RooflineTime(c, reference, RooflineParams{}).compute_s;
+  class Fixed : public KernelPricer {
+   public:
+    explicit Fixed(double t) : t_(t) {}
+    std::optional<CallCost> Price(const KernelCall&) const override {
+      CallCost cost;
+      cost.time_s = cost.p10_s = cost.p90_s = t_;
+      return cost;
+    }
+    double t_;
+  };
+  const double ref_time = kFloor + ref_compute + extra_s;
+  DeviceSpec target = Device();
+  target.boost_clock_mhz = 1000;
+  target.peak_flops.fp32_vector = 12.8e12;  // 12.8e12 / (2 x 100 SMs x 1e9) = 64 lanes
+  target.sustained_clock_mhz = 500;
+  ScaledPricer scaled(std::make_shared<Fixed>(ref_time), reference, target, RooflineParams{},
+                      IssueCostTable());
+  auto cost = scaled.Price(c);
+  ASSERT_TRUE(cost.has_value());
+  const double ratio = 50e12 / (12.8e12 * 0.5 * 0.715 / 0.671);
+  EXPECT_NEAR(cost->time_s, kFloor + extra_s + ref_compute * ratio, 1e-12 * cost->time_s);
+  EXPECT_EQ(cost->bound, Bound::kCompute);
+}
+
 // A target given by its datasheet bandwidth alone reaches the reference's
 // achieved share of it; a target with a measured figure keeps its own.
 TEST(ScaledPricerTest, DatasheetOnlyTargetReachesTheReferencesShare) {

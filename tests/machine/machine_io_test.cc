@@ -19,11 +19,27 @@ std::string Normal(const std::string& p) {
 TEST(BundledMachines, AllLoadAndValidate) {
   auto checks = ValidateMachineFiles(kBundled);
   ASSERT_TRUE(checks.ok()) << checks.status().ToString();
-  // a100 h100 h200 h200-measured k20x machine-a p100 t4 titan v100
-  ASSERT_EQ(checks->size(), 10u);
+  // a100 a100-pcie-40gb a100-pcie-80gb h100 h200 h200-measured k20x l4 machine-a p100
+  // p100-pcie-16gb p4 t4 titan v100 v100-pcie-32gb
+  ASSERT_EQ(checks->size(), 16u);
   for (const auto& c : *checks) {
     EXPECT_TRUE(c.status.ok()) << c.path << ": " << c.status.ToString();
   }
+}
+
+// The low-power cards carry the sustained clock fitted on NeuSight's kernel
+// tables (bench/generations/fit_kernels.py) and the bandwidth measured there.
+TEST(BundledMachines, PowerLimitedCardsCarryTheirSustainedClock) {
+  auto t4 = LoadMachine(kBundled + "/t4.yaml");
+  ASSERT_TRUE(t4.ok()) << t4.status().ToString();
+  EXPECT_EQ(t4->device.sustained_clock_mhz, 775);
+  EXPECT_EQ(t4->device.fp32_lanes_per_sm, 64);
+  EXPECT_EQ(t4->device.measured_memory_bw_bytes_per_s, 242e9);
+  auto l4 = LoadMachine(kBundled + "/l4.yaml");
+  ASSERT_TRUE(l4.ok()) << l4.status().ToString();
+  EXPECT_EQ(l4->device.sustained_clock_mhz, 747);
+  EXPECT_EQ(l4->device.fp32_lanes_per_sm, 128);
+  EXPECT_EQ(l4->calibration.scale_from, Normal(kBundled + "/h100.yaml"));
 }
 
 TEST(BundledMachines, H100Values) {

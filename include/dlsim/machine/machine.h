@@ -29,6 +29,8 @@ struct DeviceSpec {
   int sm_count = 0;
   double boost_clock_mhz = 0;
   double sustained_clock_mhz = 0;  // 0 = same as boost
+  int fp32_lanes_per_sm = 0;       // 0 = derived from the FP32 peak (achievable.h)
+  double fp32_gemm_share = 0;      // of the FP32 peak at the sustained clock; 0 = by lanes per SM
   PeakFlops peak_flops;            // FLOP/s, dense
   double memory_bytes = 0;
   double memory_bw_bytes_per_s = 0;           // datasheet
