@@ -114,7 +114,8 @@ std::string Fixed(double v, int decimals) {
 std::string BandText(const FitClassReport& m) {
   if (m.n_band == 0) return "-";
   return Fixed((std::exp(m.band_log_p10) - 1) * 100, 1) + ".." +
-         Fixed((std::exp(m.band_log_p90) - 1) * 100, 1) + " (n " + std::to_string(m.n_band) + ")";
+         Fixed((std::exp(m.band_log_p90) - 1) * 100, 1) + " (n " + std::to_string(m.n_band) +
+         ", median " + Fixed(m.band_median_rel_err * 100, 1) + ")";
 }
 
 void PrintFitReport(const std::string& path, const FitReport& r, int neighbours) {
@@ -127,8 +128,8 @@ void PrintFitReport(const std::string& path, const FitReport& r, int neighbours)
             << "     or base x the kind's boosted trees, whichever erred less on the held-out keys\n"
             << "held-out error (%): the model fitted without the held-out keys (neighbours; "
                "boosted); base: without a correction\n"
-            << "band%: P10..P90 of measured vs predicted on keys of models the fit never saw "
-               "(--band-keys); else +-P90 held-out error\n\n"
+            << "band%: P10..P90 (and median |error|) of measured vs predicted on keys of models the "
+               "fit never saw (--band-keys); else +-P90 held-out error\n\n"
             << Padded("class", 26) << Padded("train", 7) << Padded("test", 6)
             << Padded("t0_us", 9) << Padded("TFLOP/s", 10) << Padded("GB/s", 9)
             << Padded("median_err%", 13) << Padded("p90_err%", 10) << Padded("boost_med%", 12)

@@ -322,11 +322,18 @@ std::optional<double> FittedModels::PredictBaseSeconds(const ParsedKey& key) con
 std::optional<double> FittedModels::PredictSeconds(const ParsedKey& key) const {
   std::optional<size_t> i = ClassIndex(key.kind, key.math);
   if (!i) return std::nullopt;
+  return PredictWith(key, report_.classes[*i].correction);
+}
+
+std::optional<double> FittedModels::PredictWith(const ParsedKey& key,
+                                                FitCorrection correction) const {
+  std::optional<size_t> i = ClassIndex(key.kind, key.math);
+  if (!i) return std::nullopt;
   auto f = perfdb_internal::FeaturesOfKey(key, report_.sm_count);
   if (!f.ok()) return std::nullopt;
   const FitClassReport& m = report_.classes[*i];
   auto trees = boosters_.find(m.kind);
-  if (m.correction == FitCorrection::kBoosted && trees != boosters_.end()) {
+  if (correction == FitCorrection::kBoosted && trees != boosters_.end()) {
     return PredictedSeconds(m, *f, std::exp(trees->second->LogCorrection(key, *f, report_.sm_count)));
   }
   return PredictedSeconds(m, *f, neighbours_[*i]->Get().Correction(key, *f));
@@ -334,15 +341,21 @@ std::optional<double> FittedModels::PredictSeconds(const ParsedKey& key) const {
 
 namespace {
 
-// Per class name, ln(measured / predicted) of the band keys, priced by
-// the models fitted on every other record.
-Result<std::map<std::string, std::vector<double>>> BandErrors(
+// ln(measured / predicted) of one class's band keys, per correction.
+struct BandErrorsOfClass {
+  std::vector<double> neighbours;
+  std::vector<double> boosted;  // empty when the kind has no trees
+};
+
+// Per class name, the band keys priced by the models fitted on every other
+// record, with either correction.
+Result<std::map<std::string, BandErrorsOfClass>> BandErrors(
     const std::vector<MeasurementRecord>& records, int64_t sm_count, const FitOptions& options) {
   std::vector<MeasurementRecord> others;
   for (const MeasurementRecord& r : records) {
     if (options.band_keys.count(r.key) == 0) others.push_back(r);
   }
-  std::map<std::string, std::vector<double>> errs;
+  std::map<std::string, BandErrorsOfClass> errs;
   if (others.size() == records.size() || others.empty()) return errs;
   FitOptions plain = options;
   plain.band_keys.clear();
@@ -351,11 +364,28 @@ Result<std::map<std::string, std::vector<double>>> BandErrors(
   for (const auto& [name, samples] : classes) {
     for (const Sample& s : samples) {
       if (options.band_keys.count(s.key) == 0) continue;
-      std::optional<double> predicted = without.PredictSeconds(s.parsed);
-      if (predicted && *predicted > 0) errs[name].push_back(std::log(s.time_s / *predicted));
+      std::optional<double> knn = without.PredictWith(s.parsed, FitCorrection::kNeighbours);
+      std::optional<double> trees = without.PredictWith(s.parsed, FitCorrection::kBoosted);
+      if (!knn || !(*knn > 0) || !trees || !(*trees > 0)) continue;
+      errs[name].neighbours.push_back(std::log(s.time_s / *knn));
+      if (without.HasTrees(s.parsed.kind)) errs[name].boosted.push_back(std::log(s.time_s / *trees));
     }
   }
   return errs;
+}
+
+// The band of the class's correction from its band keys' errors.
+void ApplyBand(const BandErrorsOfClass& e, FitClassReport* m) {
+  const bool trees = m->correction == FitCorrection::kBoosted &&
+                     e.boosted.size() == e.neighbours.size();
+  const std::vector<double>& chosen = trees ? e.boosted : e.neighbours;
+  if (static_cast<int>(chosen.size()) < kMinBandKeys) return;
+  m->n_band = static_cast<int>(chosen.size());
+  m->band_log_p10 = Percentile(chosen, 0.1);
+  m->band_log_p90 = Percentile(chosen, 0.9);
+  std::vector<double> rel;
+  for (double x : chosen) rel.push_back(std::fabs(std::exp(x) - 1));
+  m->band_median_rel_err = Percentile(rel, 0.5);
 }
 
 }  // namespace
@@ -369,10 +399,7 @@ Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
     DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, sm_count, plain));
     for (FitClassReport& m : models.report_.classes) {
       auto it = band.find(ClassName(m.kind, m.math));
-      if (it == band.end() || static_cast<int>(it->second.size()) < kMinBandKeys) continue;
-      m.n_band = static_cast<int>(it->second.size());
-      m.band_log_p10 = Percentile(it->second, 0.1);
-      m.band_log_p90 = Percentile(it->second, 0.9);
+      if (it != band.end()) ApplyBand(it->second, &m);
     }
     return models;
   }

@@ -94,6 +94,7 @@ Result<FitClassReport> ReadClass(const json& j) {
   m.n_band = static_cast<int>(n_band);
   DLSIM_ASSIGN_OR_RETURN(m.band_log_p10, ReadNumber(j, "band_log_p10"));
   DLSIM_ASSIGN_OR_RETURN(m.band_log_p90, ReadNumber(j, "band_log_p90"));
+  DLSIM_ASSIGN_OR_RETURN(m.band_median_rel_err, ReadNumber(j, "band_median_rel_err"));
   return m;
 }
 
@@ -242,6 +243,7 @@ std::string FittedModels::ToJson() const {
     c["n_band"] = m.n_band;
     c["band_log_p10"] = Number(m.band_log_p10);
     c["band_log_p90"] = Number(m.band_log_p90);
+    c["band_median_rel_err"] = Number(m.band_median_rel_err);
     c["measured"] = nlohmann::ordered_json::array();
     for (const MeasuredKey& k : neighbours_[i]->measured()) {
       c["measured"].push_back(nlohmann::ordered_json::array({k.key, k.time_s}));

@@ -228,7 +228,7 @@ std::string MinimalJson(const std::string& format, const std::string& measured) 
          "\"base_test_median_rel_err\":null,\"base_test_p90_rel_err\":null,"
          "\"boosted_test_median_rel_err\":null,\"boosted_test_p90_rel_err\":null,"
          "\"correction\":\"neighbours\",\"n_band\":0,\"band_log_p10\":null,"
-         "\"band_log_p90\":null,"
+         "\"band_log_p90\":null,\"band_median_rel_err\":null,"
          "\"measured\":" +
          measured + "}],\"boosters\":{},\"skipped\":[]}";
 }

@@ -75,9 +75,12 @@ struct FitClassReport {
   // the class's keys of models the fit never saw (FitOptions::band_keys),
   // each predicted by the models fitted without any of them; NaN when fewer
   // than kMinBandKeys of them fell in the class.
+  // (Choosing the correction by them instead of the held-out keys was
+  // tried: the corpus test side got worse, docs/perfdb.md.)
   int n_band = 0;
   double band_log_p10 = std::nan("");
   double band_log_p90 = std::nan("");
+  double band_median_rel_err = std::nan("");  // |relative error| of the correction in use
   // The held-out P90 |relative error| of the correction in use (NaN: none
   // held out): the band of the class's predictions.
   double chosen_test_p90_rel_err() const {
@@ -116,6 +119,10 @@ class FittedModels {
   std::optional<double> PredictSeconds(const ParsedKey& key) const;
   // The base model alone (no neighbour correction).
   std::optional<double> PredictBaseSeconds(const ParsedKey& key) const;
+  // PredictSeconds with the given correction (the neighbours where the kind
+  // has no trees).
+  std::optional<double> PredictWith(const ParsedKey& key, FitCorrection correction) const;
+  bool HasTrees(KernelKind kind) const { return boosters_.count(KernelKindName(kind)) > 0; }
   // The model used for (kind, math), or nullptr.
   const FitClassReport* Find(KernelKind kind, const std::string& math) const;
 
