@@ -193,29 +193,14 @@ std::vector<LayerTimes> TimesOfCosts(const LoweredGraph& lowered,
   return out;
 }
 
-MemoryFootprint Footprint(const Graph& graph, const EstimateOptions& options) {
-  MemoryFootprint m;
-  const double params = static_cast<double>(graph.ParameterCount());
-  const double elem = DTypeBytes(options.lowering.dtype);
-  const bool mixed = options.lowering.dtype != DType::kFloat32;
-  m.weights_bytes = params * (4.0 + (mixed ? elem : 0.0));  // fp32 master (+ low-precision copy)
-  if (!options.lowering.training) {
-    m.weights_bytes = params * elem;
-    return m;
-  }
-  m.gradients_bytes = params * 4.0;
-  const std::string& opt = options.optimizer;
-  m.optimizer_state_bytes = params * 4.0 * (opt == "sgd" ? 0 : opt == "sgd_momentum" ? 1 : 2);
-  for (const Node& node : graph.nodes) {
-    for (const std::string& out : node.outputs) {
-      const Tensor* t = graph.FindTensor(out);
-      if (t != nullptr && IsFloatDType(t->dtype) && !t->value) {
-        m.activations_bytes += static_cast<double>(t->num_elements()) * elem;
-      }
-    }
-  }
-  m.workspace_bytes = 256.0 * (1 << 20);  // cuDNN/cuBLAS workspace, typical
-  return m;
+MemoryFootprint Footprint(const Graph& graph, const LoweredGraph& lowered,
+                          const EstimateOptions& options) {
+  MemoryOptions m;
+  m.training = options.lowering.training;
+  m.dtype = options.lowering.dtype;
+  m.autocast = options.lowering.autocast;
+  m.optimizer = OptimizerKindOf(options.optimizer);
+  return PeakMemory(graph, lowered, m);
 }
 
 void Summarise(const ScheduleResult& sched, const TaskDag& dag, Estimate* e) {
@@ -324,7 +309,7 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
   }
   if (data_parallel) plan.gradient_bytes = GradientBytesByNode(graph);
   DLSIM_ASSIGN_OR_RETURN(plan.dag, BuildTaskDag(graph, training, "optimizer." + options.optimizer));
-  plan.memory = Footprint(graph, options);
+  plan.memory = Footprint(graph, plan.lowered, options);
   return plan;
 }
 
@@ -360,6 +345,8 @@ Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
   e.eager_s = t.eager_s;
   e.data_parallel = t.data_parallel;
   e.memory = plan.memory;
+  const std::string oom = OutOfMemoryWarning(e, machine.device.memory_bytes);
+  if (!oom.empty()) e.warnings.push_back(oom);
   return e;
 }
 

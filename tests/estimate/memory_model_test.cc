@@ -1,0 +1,142 @@
+// The memory model: the peak of live blocks over the schedule, in exact bytes.
+#include <gtest/gtest.h>
+
+#include "../ops/graph_builder.h"
+#include "dlsim/estimate/estimator.h"
+#include "dlsim/estimate/memory_model.h"
+
+namespace dlsim {
+namespace {
+
+using testing::GraphBuilder;
+
+MemoryFootprint Peak(const Graph& graph, const MemoryOptions& options) {
+  LoweringOptions lo;
+  lo.training = options.training;
+  lo.dtype = options.dtype;
+  auto lowered = LowerGraph(graph, lo);
+  EXPECT_TRUE(lowered.ok()) << lowered.status().ToString();
+  return PeakMemory(graph, *lowered, options);
+}
+
+TEST(MemoryModel, AllocatorRoundsBlocksTo512Bytes) {
+  EXPECT_EQ(AllocatorBlockBytes(0), 0);
+  EXPECT_EQ(AllocatorBlockBytes(1), 512);
+  EXPECT_EQ(AllocatorBlockBytes(512), 512);
+  EXPECT_EQ(AllocatorBlockBytes(513), 1024);
+}
+
+TEST(MemoryModel, InferenceFreesATensorAfterItsLastReader) {
+  // x -> relu a -> sigmoid b -> add(a, b) c -> relu d: a lives until the add
+  // reads it; at the add x, a, b and c are alive (4 KiB blocks each).
+  GraphBuilder g;
+  g.Input("x", {1, 1024});
+  g.Op("Relu", "relu", {"x"}, "a", {1, 1024});
+  g.Op("Sigmoid", "sigmoid", {"a"}, "b", {1, 1024});
+  g.Op("Add", "add", {"a", "b"}, "c", {1, 1024});
+  g.Op("Relu", "relu2", {"c"}, "d", {1, 1024});
+  MemoryFootprint m = Peak(g.Build({"d"}), MemoryOptions{});
+  EXPECT_EQ(m.weights_bytes, 0);
+  EXPECT_EQ(m.activations_bytes, 4 * 4096);
+  EXPECT_EQ(m.gradients_bytes, 0);
+  EXPECT_EQ(m.optimizer_state_bytes, 0);
+  EXPECT_EQ(m.peak_at, "forward add");
+}
+
+TEST(MemoryModel, InferenceRoundsEveryBlockAndCountsWeightsInTheirDtype) {
+  // 100 elements: 400 bytes in fp32, a 512-byte block; 200 bytes in fp16,
+  // also 512. The weight [100, 100] is 40000 bytes fp32 (40448 rounded),
+  // 20000 fp16 (20480).
+  GraphBuilder g;
+  g.Input("x", {1, 100}).Weight("w", {100, 100});
+  g.Op("MatMul", "mm", {"x", "w"}, "y", {1, 100});
+  const Graph graph = g.Build({"y"});
+  MemoryFootprint fp32 = Peak(graph, MemoryOptions{});
+  EXPECT_EQ(fp32.weights_bytes, 40448);
+  EXPECT_EQ(fp32.activations_bytes, 1024);
+  MemoryOptions half;
+  half.dtype = DType::kFloat16;
+  MemoryFootprint fp16 = Peak(graph, half);
+  EXPECT_EQ(fp16.weights_bytes, 20480);
+  EXPECT_EQ(fp16.activations_bytes, 1024);
+}
+
+TEST(MemoryModel, ViewsShareTheirInputsBlock) {
+  // A Reshape launches nothing: its output is the relu's block, which lives
+  // until the sigmoid reads the view.
+  GraphBuilder g;
+  g.Input("x", {1, 1024});
+  g.Op("Relu", "relu", {"x"}, "a", {1, 1024});
+  Node& shape = g.Op("Constant", "shape", {}, "s", {2}, DType::kInt64);
+  (void)shape;
+  g.Op("Reshape", "view", {"a", "s"}, "v", {1024, 1});
+  g.Op("Sigmoid", "sigmoid", {"v"}, "y", {1024, 1});
+  MemoryFootprint m = Peak(g.Build({"y"}), MemoryOptions{});
+  EXPECT_EQ(m.activations_bytes, 3 * 4096);  // x, a (= v), y
+  EXPECT_EQ(m.peak_at, "forward sigmoid");
+}
+
+TEST(MemoryModel, TrainingKeepsWhatAutogradSavesAndPeaksInTheBackward) {
+  // y = x @ w (saves x for w's gradient), r = relu(y) (saves r, not y).
+  // Steps: mm 0, relu 1, relu' 2, mm' 3, optimizer 4. At mm' (step 3): x,
+  // y's gradient (4 KiB each) and w's gradient (1 MiB); weights and
+  // momentum (1 MiB each) throughout.
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1024, 256});
+  g.Op("MatMul", "mm", {"x", "w"}, "y", {1, 256});
+  g.Op("Relu", "relu", {"y"}, "r", {1, 256});
+  MemoryOptions o;
+  o.training = true;
+  MemoryFootprint m = Peak(g.Build({"r"}), o);
+  EXPECT_EQ(m.weights_bytes, 1048576);
+  EXPECT_EQ(m.optimizer_state_bytes, 1048576);
+  EXPECT_EQ(m.gradients_bytes, 1048576);
+  EXPECT_EQ(m.activations_bytes, 4096 + 1024);  // x and y's gradient
+  EXPECT_EQ(m.peak_at, "backward mm");
+}
+
+// a = x + w1, then b = a * w2 (which saves a for w2's gradient) or
+// b = a + w2 (which saves nothing). Steps: 0, 1, backward of b 2, of a 3,
+// optimizer 4; every tensor is a 4 KiB block.
+MemoryFootprint ProductOrSum(const std::string& op) {
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w1", {1, 1024}).Weight("w2", {1, 1024});
+  g.Op("Add", "add", {"x", "w1"}, "a", {1, 1024});
+  g.Op(op, "second", {"a", "w2"}, "b", {1, 1024});
+  MemoryOptions o;
+  o.training = true;
+  return Peak(g.Build({"b"}), o);
+}
+
+TEST(MemoryModel, TrainingMulSavesItsInputAddDoesNot) {
+  // Mul: at its backward x, a (saved), da, db and w2's gradient.
+  MemoryFootprint mul = ProductOrSum("Mul");
+  EXPECT_EQ(mul.weights_bytes, 8192);
+  EXPECT_EQ(mul.activations_bytes, 4 * 4096);
+  EXPECT_EQ(mul.gradients_bytes, 4096);
+  EXPECT_EQ(mul.peak_at, "backward second");
+  // Add: a was freed after the forward; x, da, db and w2's gradient.
+  MemoryFootprint add = ProductOrSum("Add");
+  EXPECT_EQ(add.activations_bytes, 3 * 4096);
+  EXPECT_EQ(add.gradients_bytes, 4096);
+  EXPECT_EQ(add.peak_at, "backward second");
+}
+
+TEST(MemoryModel, OutOfMemoryWarningGivesTheBreakdownAndTheLargestBatch) {
+  Estimate e;
+  e.machine = "h100";
+  e.mode = "training";
+  e.batch = 10;
+  e.memory.weights_bytes = 40e9;
+  e.memory.activations_bytes = 60e9;
+  e.memory.peak_at = "backward mm";
+  EXPECT_EQ(OutOfMemoryWarning(e, 100e9), "");
+  const std::string w = OutOfMemoryWarning(e, 80e9);
+  EXPECT_NE(w.find("footprint 100.0 GB exceeds h100's memory 80.0 GB"), std::string::npos) << w;
+  EXPECT_NE(w.find("activations 60.0 GB"), std::string::npos) << w;
+  EXPECT_NE(w.find("The largest batch that fits is 6"), std::string::npos) << w;
+  EXPECT_NE(w.find("activation checkpointing"), std::string::npos) << w;
+}
+
+}  // namespace
+}  // namespace dlsim
