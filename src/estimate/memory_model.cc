@@ -166,6 +166,28 @@ class Simulator {
       root_[out] = out;
     }
     if (writes && any_grad) Save(i);
+    if (writes) AddConvWorkspace(i);
+  }
+
+  // cuDNN's workspace of a convolution wider than 1x1 under cudnn.benchmark:
+  // about its input and output (what the fastest kernels' layout transforms
+  // take; 1x1 convolutions run as GEMMs without one). Chosen on the corpus
+  // calibration side; held while the convolution (and its backward) runs.
+  void AddConvWorkspace(long i) {
+    const Node& node = graph_.nodes[i];
+    if (node.op_type != "Conv" || node.inputs.size() < 2 || node.outputs.empty()) return;
+    const Tensor* x = graph_.FindTensor(node.inputs[0]);
+    const Tensor* w = graph_.FindTensor(node.inputs[1]);
+    const Tensor* y = graph_.FindTensor(node.outputs[0]);
+    if (x == nullptr || w == nullptr || y == nullptr || w->dims.size() < 3) return;
+    int64_t window = 1;
+    for (size_t d = 2; d < w->dims.size(); ++d) window *= w->dims[d];
+    if (window <= 1) return;
+    const double bytes = AllocatorBlockBytes(
+        static_cast<double>(x->num_elements()) * ElemBytes(*x) +
+        static_cast<double>(y->num_elements()) * ElemBytes(*y));
+    workspace_.push_back({i, bytes});
+    if (options_.training) workspace_.push_back({Backward(i), bytes});
   }
 
   void Save(long i) {
@@ -249,6 +271,7 @@ class Simulator {
       // foreach Adam's sqrt of the second moment: one temporary per parameter
       if (options_.optimizer == OptimizerKind::kAdam) Span(&work, 2 * n_, 2 * n_, trainable);
     }
+    for (const auto& [step, bytes] : workspace_) Span(&work, step, step, bytes);
     double a = 0, g = 0, w = 0, best = -1;
     for (long s = 0; s < steps; ++s) {
       a += act[s], g += grads[s], w += work[s];
@@ -269,6 +292,7 @@ class Simulator {
   std::map<std::string, std::string> root_;    // tensor -> the block it lives in
   std::map<std::string, bool> grad_;           // activation -> needs a gradient
   std::map<std::string, long> param_last_read_;  // parameter -> last forward reader
+  std::vector<std::pair<long, double>> workspace_;  // (step, bytes) of transient buffers
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "dlsim/model/onnx_import.h"
+
 namespace dlsim {
 namespace {
 
@@ -97,6 +99,12 @@ SavedForBackward SavedTensors(const Graph& graph, const Node& node, const Lowere
     if (op == "LSTM" || op == "GRU" || op == "RNN") {
       for (const std::string& out : node.outputs) s.tensors.push_back(out);
       s.extra_bytes = RecurrentReserveBytes(graph, node, float_bytes);
+    }
+    if (op == "Conv" && node.GetInt(kFoldedBatchNormAttr, 0) == 1) {
+      // the batch norm the exporter folded in: it saves the convolution's
+      // output and writes its own (the block the conv's readers read)
+      const Tensor* y = graph.FindTensor(node.outputs[0]);
+      if (y != nullptr) s.extra_bytes = static_cast<double>(y->num_elements()) * float_bytes;
     }
     if (op == "MaxPool" && node.outputs.size() == 1) {  // the int64 argmax indices
       const Tensor* y = graph.FindTensor(node.outputs[0]);

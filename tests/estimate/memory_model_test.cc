@@ -4,6 +4,7 @@
 #include "../ops/graph_builder.h"
 #include "dlsim/estimate/estimator.h"
 #include "dlsim/estimate/memory_model.h"
+#include "dlsim/model/onnx_import.h"
 
 namespace dlsim {
 namespace {
@@ -120,6 +121,38 @@ TEST(MemoryModel, TrainingMulSavesItsInputAddDoesNot) {
   EXPECT_EQ(add.activations_bytes, 3 * 4096);
   EXPECT_EQ(add.gradients_bytes, 4096);
   EXPECT_EQ(add.peak_at, "backward second");
+}
+
+MemoryFootprint ConvPeak(int64_t k, bool training, bool folded_batch_norm) {
+  GraphBuilder g;
+  g.Input("x", {1, 1, 32, 32}).Weight("w", {1, 1, k, k});
+  Node& conv = g.Op("Conv", "conv", {"x", "w"}, "y", {1, 1, 32, 32});
+  GraphBuilder::SetInts(conv, "kernel_shape", {k, k});
+  GraphBuilder::SetInts(conv, "pads", {k / 2, k / 2, k / 2, k / 2});
+  if (folded_batch_norm) GraphBuilder::SetInt(conv, kFoldedBatchNormAttr, 1);
+  g.Op("Relu", "relu", {"y"}, "r", {1, 1, 32, 32});
+  MemoryOptions o;
+  o.training = training;
+  return Peak(g.Build({"r"}), o);
+}
+
+TEST(MemoryModel, ConvolutionsWiderThanOneByOneTakeAWorkspaceOfTheirInputAndOutput) {
+  // x and y are 4 KiB blocks; a 3x3 convolution's workspace is 8 KiB while it runs.
+  MemoryFootprint wide = ConvPeak(3, false, false);
+  EXPECT_EQ(wide.activations_bytes, 2 * 4096);
+  EXPECT_EQ(wide.workspace_bytes, 2 * 4096);
+  EXPECT_EQ(wide.peak_at, "forward conv");
+  MemoryFootprint pointwise = ConvPeak(1, false, false);
+  EXPECT_EQ(pointwise.workspace_bytes, 0);
+  EXPECT_EQ(pointwise.activations_bytes, 3 * 4096);  // x, y, r at the relu
+}
+
+TEST(MemoryModel, AFoldedBatchNormStillSavesTheConvolutionsOutputInTraining) {
+  // Training, 1x1: at the relu x (saved by the conv), y and r; the folded
+  // batch norm keeps one more 4 KiB block until the conv's backward.
+  MemoryFootprint plain = ConvPeak(1, true, false);
+  MemoryFootprint folded = ConvPeak(1, true, true);
+  EXPECT_EQ(folded.total_bytes() - plain.total_bytes(), 4096);
 }
 
 TEST(MemoryModel, OutOfMemoryWarningGivesTheBreakdownAndTheLargestBatch) {
