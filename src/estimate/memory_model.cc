@@ -174,28 +174,32 @@ class Simulator {
     return node.op_type == "LSTM" || node.op_type == "GRU" || node.op_type == "RNN";
   }
 
-  // cuDNN's RNN workspace in inference, fitted on the corpus calibration
-  // side (5 models, fp32 and fp16): 8 MiB a layer, a copy of the layers'
-  // weights and half the gate pre-activations of every layer and time step.
+  // cuDNN's RNN workspace, fitted on the corpus calibration side (5 models,
+  // fp32 and fp16/bf16): while the layers run, 8 MiB a layer, a copy of the
+  // layers' weights and half the gate pre-activations of every layer and
+  // time step; in their backward also the weights' gradient buffer.
   void AddRecurrentWorkspace(long i) {
-    if (options_.training) return;
     const LoweredNode& ln = lowered_.nodes[i];
     std::vector<size_t> layers = ln.fused_op == FusedOp::kRnnStack ? ln.fused_nodes
                                                                    : std::vector<size_t>{size_t(i)};
-    double bytes = 0;
+    double fixed = 0, weights = 0, gates = 0;
     for (size_t l : layers) {
       const Node& layer = graph_.nodes[l];
       if (!IsRecurrent(layer) || layer.outputs.empty()) continue;
-      bytes += 8.0 * (1 << 20);
+      fixed += 8.0 * (1 << 20);
       for (size_t k = 1; k < std::min<size_t>(4, layer.inputs.size()); ++k) {
         const Tensor* w = graph_.FindTensor(layer.inputs[k]);
-        if (w != nullptr) bytes += static_cast<double>(w->num_elements()) * ElemBytes(*w);
+        if (w != nullptr) weights += static_cast<double>(w->num_elements()) * ElemBytes(*w);
       }
       const Tensor* y = graph_.FindTensor(layer.outputs[0]);
-      const double gates = layer.op_type == "LSTM" ? 4 : layer.op_type == "GRU" ? 3 : 1;
-      if (y != nullptr) bytes += 0.5 * gates * static_cast<double>(y->num_elements()) * ElemBytes(*y);
+      const double per_elem = layer.op_type == "LSTM" ? 4 : layer.op_type == "GRU" ? 3 : 1;
+      if (y != nullptr) gates += per_elem * static_cast<double>(y->num_elements()) * ElemBytes(*y);
     }
-    if (bytes > 0) workspace_.push_back({i, AllocatorBlockBytes(bytes)});
+    if (fixed <= 0) return;
+    workspace_.push_back({i, AllocatorBlockBytes(fixed + weights + 0.5 * gates)});
+    if (options_.training) {
+      workspace_.push_back({Backward(i), AllocatorBlockBytes(fixed + 2 * weights + 0.5 * gates)});
+    }
   }
 
   // cuDNN's workspace of a convolution wider than 1x1 under cudnn.benchmark:
