@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "checkpoint_segments.h"
 #include "dispatch.h"
 #include "gradient_allreduce.h"
 
@@ -200,6 +201,7 @@ MemoryFootprint Footprint(const Graph& graph, const LoweredGraph& lowered,
   m.dtype = options.lowering.dtype;
   m.autocast = options.lowering.autocast;
   m.optimizer = OptimizerKindOf(options.optimizer);
+  m.checkpoint_activations = options.checkpoint_activations;
   return PeakMemory(graph, lowered, m);
 }
 
@@ -295,6 +297,7 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
   DLSIM_ASSIGN_OR_RETURN(plan.lowered, LowerGraph(graph, options.lowering));
   const bool training = options.lowering.training;
   const bool data_parallel = training && options.data_parallel.gpus > 1;
+  if (training && options.checkpoint_activations) AddRecomputeCalls(&plan.lowered);
   MarkResidentInputs(graph, options.lowering.dtype, &plan.lowered);
   if (data_parallel) AddBucketCopies(graph, &plan.lowered);
   if (training) {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint_segments.h"
 #include "saved_tensors.h"
 
 namespace dlsim {
@@ -44,6 +45,10 @@ class Simulator {
         n_(static_cast<long>(graph.nodes.size())) {}
 
   MemoryFootprint Run() {
+    if (options_.training && options_.checkpoint_activations) {
+      segment_ = CheckpointSegments(graph_, lowered_);
+      for (size_t i = 0; i < segment_.size(); ++i) segment_end_[segment_[i]] = static_cast<long>(i);
+    }
     AddGraphInputs();
     for (long i = 0; i < n_; ++i) Forward(i);
     for (const std::string& out : graph_.outputs) Read(Root(out), n_ - 1);
@@ -252,10 +257,23 @@ class Simulator {
     (*line)[to + 1] -= bytes;
   }
 
+  // Under checkpointing, a block written and saved inside one segment is
+  // freed after its last forward reader and written again when the
+  // segment's backward starts (its recomputation).
+  bool Recomputed(const Buffer& b) const {
+    if (segment_.empty() || b.first_saver < 0 || b.producer < 0) return false;
+    return segment_[b.producer] == segment_[b.first_saver];
+  }
+
   void ActivationSpans(std::vector<double>* act) const {
     for (const auto& [name, b] : buffers_) {
       long end = b.last_read;
-      if (options_.training && b.first_saver >= 0) end = std::max(end, Backward(b.first_saver));
+      if (Recomputed(b)) {
+        const long recompute = Backward(segment_end_.at(segment_[b.first_saver]));
+        Span(act, recompute, Backward(b.first_saver), b.bytes);
+      } else if (options_.training && b.first_saver >= 0) {
+        end = std::max(end, Backward(b.first_saver));
+      }
       Span(act, b.start, std::max(end, b.start), b.bytes);
       if (!options_.training || !b.requires_grad || b.producer < 0) continue;
       // its gradient: from the backward of its last reader to its producer's
@@ -326,6 +344,8 @@ class Simulator {
   std::map<std::string, bool> grad_;           // activation -> needs a gradient
   std::map<std::string, long> param_last_read_;  // parameter -> last forward reader
   std::vector<std::pair<long, double>> workspace_;  // (step, bytes) of transient buffers
+  std::vector<int> segment_;           // checkpointing: per node, its segment
+  std::map<int, long> segment_end_;    // segment -> its last node
 };
 
 }  // namespace

@@ -155,6 +155,45 @@ TEST(MemoryModel, AFoldedBatchNormStillSavesTheConvolutionsOutputInTraining) {
   EXPECT_EQ(folded.total_bytes() - plain.total_bytes(), 4096);
 }
 
+// x + w, then four sigmoids (each saves its output); 4 KiB blocks. Five
+// nodes launch kernels, so checkpoint segments hold at least three:
+// {add, s1, s2} and {s3, s4}.
+Result<EstimatePlan> SigmoidChainPlan(bool checkpoint) {
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1, 1024});
+  g.Op("Add", "add", {"x", "w"}, "a0", {1, 1024});
+  g.Op("Sigmoid", "s1", {"a0"}, "a1", {1, 1024});
+  g.Op("Sigmoid", "s2", {"a1"}, "a2", {1, 1024});
+  g.Op("Sigmoid", "s3", {"a2"}, "a3", {1, 1024});
+  g.Op("Sigmoid", "s4", {"a3"}, "a4", {1, 1024});
+  EstimateOptions o;
+  o.lowering.training = true;
+  o.checkpoint_activations = checkpoint;
+  return PlanEstimate(g.Build({"a4"}), o);
+}
+
+TEST(MemoryModel, CheckpointingKeepsOnlySegmentInputsAndRecomputesInTheBackward) {
+  auto plain = SigmoidChainPlan(false);
+  auto checkpointed = SigmoidChainPlan(true);
+  ASSERT_TRUE(plain.ok() && checkpointed.ok());
+  // Without: at s4's backward x, a1..a4 (saved) and the gradients of a4 and a3.
+  EXPECT_EQ(plain->memory.activations_bytes, 7 * 4096);
+  EXPECT_EQ(plain->memory.peak_at, "backward s4");
+  // With: a1..a4 are freed in the forward; at s4's backward the second
+  // segment's a3 and a4 are back (recomputed) beside x and two gradients.
+  EXPECT_EQ(checkpointed->memory.activations_bytes, 5 * 4096);
+  EXPECT_EQ(checkpointed->memory.peak_at, "backward s4");
+  // Every forward call runs again in the backward.
+  for (size_t i = 0; i < 5; ++i) {
+    auto count = [&](const EstimatePlan& p, const char* phase) {
+      size_t c = 0;
+      for (const KernelCall& k : p.lowered.nodes[i].calls) c += k.phase == phase;
+      return c;
+    };
+    EXPECT_EQ(count(*checkpointed, "bwd"), count(*plain, "bwd") + count(*plain, "fwd")) << i;
+  }
+}
+
 TEST(MemoryModel, OutOfMemoryWarningGivesTheBreakdownAndTheLargestBatch) {
   Estimate e;
   e.machine = "h100";

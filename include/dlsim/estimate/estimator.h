@@ -23,6 +23,9 @@ struct EstimateOptions {
   int64_t batch = 0;             // for reports; 0 = as in the graph
   std::string dtype_name = "fp32";
   DataParallelOptions data_parallel;  // training across GPUs
+  // Training: activation checkpointing (docs/memory.md): saved activations
+  // only at segment boundaries, every forward call run again in the backward.
+  bool checkpoint_activations = false;
 };
 
 struct LayerEstimate {

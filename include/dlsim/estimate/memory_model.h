@@ -42,6 +42,10 @@ struct MemoryOptions {
   DType dtype = DType::kFloat32;  // float tensors' dtype (inference); autocast's low dtype
   bool autocast = false;
   OptimizerKind optimizer = OptimizerKind::kSgdMomentum;
+  // Activation checkpointing (training): only each segment's inputs are kept
+  // over the forward; the segment's saved tensors come back, recomputed, at
+  // the start of its backward (src/estimate/checkpoint_segments.h).
+  bool checkpoint_activations = false;
 };
 
 // "sgd" -> kSgd, "adam"/"adamw" -> kAdam, anything else -> kSgdMomentum.
