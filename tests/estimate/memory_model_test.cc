@@ -155,6 +155,20 @@ TEST(MemoryModel, AFoldedBatchNormStillSavesTheConvolutionsOutputInTraining) {
   EXPECT_EQ(folded.total_bytes() - plain.total_bytes(), 4096);
 }
 
+TEST(MemoryModel, RecurrentLayersTakeCudnnsWorkspaceWhileTheyRun) {
+  // One LSTM layer: sequence 4, batch 2, input 8, hidden 16. Weights W, R,
+  // B: 2048 + 4096 + 512 bytes; Y: 128 elements (512 bytes). Workspace:
+  // 8 MiB + the weights + half of 4 gates x 128 elements x 4 bytes.
+  GraphBuilder g;
+  g.Input("x", {4, 2, 8}).Weight("W", {1, 64, 8}).Weight("R", {1, 64, 16}).Weight("B", {1, 128});
+  Node& lstm = g.Op("LSTM", "lstm", {"x", "W", "R", "B"}, "y", {4, 1, 2, 16});
+  GraphBuilder::SetInt(lstm, "hidden_size", 16);
+  MemoryFootprint m = Peak(g.Build({"y"}), MemoryOptions{});
+  EXPECT_EQ(m.weights_bytes, 6656);
+  EXPECT_EQ(m.activations_bytes, 512 + 512);
+  EXPECT_EQ(m.workspace_bytes, 8388608 + 6656 + 1024);
+}
+
 // x + w, then four sigmoids (each saves its output); 4 KiB blocks. Five
 // nodes launch kernels, so checkpoint segments hold at least three:
 // {add, s1, s2} and {s3, s4}.
