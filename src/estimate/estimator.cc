@@ -393,9 +393,13 @@ Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e)
 
 int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,
                              double memory_bytes) {
+  // At a larger batch the peak moves to the step where activations peak:
+  // those scale with the batch, the rest (weights, optimizer state, the
+  // gradients and workspace of the peak at this batch) is taken as is.
   const double fixed = at_batch.total_bytes() - at_batch.activations_bytes;
-  if (batch <= 0 || at_batch.activations_bytes <= 0) return batch;
-  const double per_sample = at_batch.activations_bytes / static_cast<double>(batch);
+  const double scaling = std::max(at_batch.activations_max_bytes, at_batch.activations_bytes);
+  if (batch <= 0 || scaling <= 0) return batch;
+  const double per_sample = scaling / static_cast<double>(batch);
   if (memory_bytes <= fixed) return 0;
   return static_cast<int64_t>(std::floor((memory_bytes - fixed) / per_sample));
 }

@@ -208,6 +208,18 @@ TEST(MemoryModel, CheckpointingKeepsOnlySegmentInputsAndRecomputesInTheBackward)
   }
 }
 
+TEST(MemoryModel, TheLargestBatchScalesTheLargestActivationsNotThoseAtThePeak) {
+  // At batch 10 the peak (near the optimizer: weights 10 GB, gradients 5 GB,
+  // activations 1 GB) is not where activations peak (20 GB): at a larger
+  // batch it moves there. Fixed 15 GB, 2 GB a sample: 32 fit in 80 GB.
+  MemoryFootprint m;
+  m.weights_bytes = 10e9;
+  m.gradients_bytes = 5e9;
+  m.activations_bytes = 1e9;
+  m.activations_max_bytes = 20e9;
+  EXPECT_EQ(LargestBatchThatFits(m, 10, 80e9), 32);
+}
+
 TEST(MemoryModel, OutOfMemoryWarningGivesTheBreakdownAndTheLargestBatch) {
   Estimate e;
   e.machine = "h100";

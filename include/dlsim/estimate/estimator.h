@@ -108,8 +108,9 @@ Result<PlannedTimes> PlannedStepTimes(const Graph& graph, const EstimatePlan& pl
 // be parallel to graph.nodes (plus the optimizer in training).
 Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e);
 
-// Largest batch whose training footprint fits in device memory, given the
-// footprint at `batch` (activations scale with batch, the rest does not).
+// Largest batch whose footprint fits in device memory, given the footprint
+// at `batch`: the largest activations (activations_max_bytes) scale with the
+// batch, the rest of the peak does not.
 int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,
                              double memory_bytes);
 
