@@ -15,6 +15,7 @@ MemoryFootprint Peak(const Graph& graph, const MemoryOptions& options) {
   LoweringOptions lo;
   lo.training = options.training;
   lo.dtype = options.dtype;
+  lo.autocast = options.autocast;
   auto lowered = LowerGraph(graph, lo);
   EXPECT_TRUE(lowered.ok()) << lowered.status().ToString();
   return PeakMemory(graph, *lowered, options);
@@ -134,6 +135,27 @@ MemoryFootprint ConvPeak(int64_t k, bool training, bool folded_batch_norm) {
   MemoryOptions o;
   o.training = training;
   return Peak(g.Build({"r"}), o);
+}
+
+TEST(MemoryModel, AutocastKeepsFp32WeightsAndSavesTheCastCopies) {
+  // bf16 autocast, y = x @ w: the matmul reads bf16 copies of x (2 KiB,
+  // saved for w's gradient) and of w (512 KiB, in autocast's cache until the
+  // forward ends; not saved, x needs no gradient). Weights, momentum and w's
+  // gradient stay fp32 (1 MiB each). At the backward: x, its copy, the bf16
+  // gradient of w's copy, y's gradient (512 bytes) and w's fp32 gradient.
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1024, 256});
+  g.Op("MatMul", "mm", {"x", "w"}, "y", {1, 256});
+  MemoryOptions o;
+  o.training = true;
+  o.autocast = true;
+  o.dtype = DType::kBFloat16;
+  MemoryFootprint m = Peak(g.Build({"y"}), o);
+  EXPECT_EQ(m.weights_bytes, 1048576);
+  EXPECT_EQ(m.optimizer_state_bytes, 1048576);
+  EXPECT_EQ(m.gradients_bytes, 1048576);
+  EXPECT_EQ(m.activations_bytes, 4096 + 2048 + 524288 + 512);
+  EXPECT_EQ(m.peak_at, "backward mm");
 }
 
 TEST(MemoryModel, ConvolutionsWiderThanOneByOneTakeAWorkspaceOfTheirInputAndOutput) {
