@@ -137,6 +137,24 @@ MemoryFootprint ConvPeak(int64_t k, bool training, bool folded_batch_norm) {
   return Peak(g.Build({"r"}), o);
 }
 
+TEST(MemoryModel, MaxPoolingSavesItsInputAndInt64Indices) {
+  // a = x + w (4 KiB), 2x2 max pooling to 256 elements (1 KiB) with 256
+  // int64 indices (2 KiB) saved beside a until the pooling's backward.
+  // There: x, a, a's gradient, the indices and y's gradient.
+  GraphBuilder g;
+  g.Input("x", {1, 1, 32, 32}).Weight("w", {1, 1, 32, 32});
+  g.Op("Add", "add", {"x", "w"}, "a", {1, 1, 32, 32});
+  Node& pool = g.Op("MaxPool", "pool", {"a"}, "y", {1, 1, 16, 16});
+  GraphBuilder::SetInts(pool, "kernel_shape", {2, 2});
+  GraphBuilder::SetInts(pool, "strides", {2, 2});
+  MemoryOptions o;
+  o.training = true;
+  MemoryFootprint m = Peak(g.Build({"y"}), o);
+  EXPECT_EQ(m.activations_bytes, 3 * 4096 + 2048 + 1024);
+  EXPECT_EQ(m.gradients_bytes, 0);
+  EXPECT_EQ(m.peak_at, "backward pool");
+}
+
 TEST(MemoryModel, AutocastKeepsFp32WeightsAndSavesTheCastCopies) {
   // bf16 autocast, y = x @ w: the matmul reads bf16 copies of x (2 KiB,
   // saved for w's gradient) and of w (512 KiB, in autocast's cache until the
