@@ -207,10 +207,11 @@ class Simulator {
     }
   }
 
-  // cuDNN's workspace of a convolution wider than 1x1 under cudnn.benchmark:
-  // about its input and output (what the fastest kernels' layout transforms
-  // take; 1x1 convolutions run as GEMMs without one). Chosen on the corpus
-  // calibration side; held while the convolution (and its backward) runs.
+  // cuDNN's workspace of a convolution under cudnn.benchmark: about its
+  // input and output (what the fastest kernels' layout transforms take), in
+  // the forward of one wider than 1x1 (1x1 forwards run as GEMMs without
+  // one) and in the backward of every one. Chosen on the corpus calibration
+  // side; held while the convolution (or its backward) runs.
   void AddConvWorkspace(long i) {
     const Node& node = graph_.nodes[i];
     if (node.op_type != "Conv" || node.inputs.size() < 2 || node.outputs.empty()) return;
@@ -220,11 +221,10 @@ class Simulator {
     if (x == nullptr || w == nullptr || y == nullptr || w->dims.size() < 3) return;
     int64_t window = 1;
     for (size_t d = 2; d < w->dims.size(); ++d) window *= w->dims[d];
-    if (window <= 1) return;
     const double bytes = AllocatorBlockBytes(
         static_cast<double>(x->num_elements()) * ElemBytes(*x) +
         static_cast<double>(y->num_elements()) * ElemBytes(*y));
-    workspace_.push_back({i, bytes});
+    if (window > 1) workspace_.push_back({i, bytes});
     if (options_.training) workspace_.push_back({Backward(i), bytes});
   }
 

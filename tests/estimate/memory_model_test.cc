@@ -176,7 +176,7 @@ TEST(MemoryModel, AutocastKeepsFp32WeightsAndSavesTheCastCopies) {
   EXPECT_EQ(m.peak_at, "backward mm");
 }
 
-TEST(MemoryModel, ConvolutionsWiderThanOneByOneTakeAWorkspaceOfTheirInputAndOutput) {
+TEST(MemoryModel, ConvolutionsTakeAWorkspaceOfTheirInputAndOutput) {
   // x and y are 4 KiB blocks; a 3x3 convolution's workspace is 8 KiB while it runs.
   MemoryFootprint wide = ConvPeak(3, false, false);
   EXPECT_EQ(wide.activations_bytes, 2 * 4096);
@@ -185,6 +185,13 @@ TEST(MemoryModel, ConvolutionsWiderThanOneByOneTakeAWorkspaceOfTheirInputAndOutp
   MemoryFootprint pointwise = ConvPeak(1, false, false);
   EXPECT_EQ(pointwise.workspace_bytes, 0);
   EXPECT_EQ(pointwise.activations_bytes, 3 * 4096);  // x, y, r at the relu
+  // Training: every convolution's backward takes one, 1x1 too. At the conv's
+  // backward x, y's gradient, the 8 KiB workspace and w's gradient (512).
+  MemoryFootprint backward = ConvPeak(1, true, false);
+  EXPECT_EQ(backward.activations_bytes, 2 * 4096);
+  EXPECT_EQ(backward.workspace_bytes, 2 * 4096);
+  EXPECT_EQ(backward.gradients_bytes, 512);
+  EXPECT_EQ(backward.peak_at, "backward conv");
 }
 
 TEST(MemoryModel, AFoldedBatchNormStillSavesTheConvolutionsOutputInTraining) {
