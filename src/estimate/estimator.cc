@@ -393,11 +393,13 @@ Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e)
 
 int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,
                              double memory_bytes) {
-  // At a larger batch the peak moves to the step where activations peak:
-  // those scale with the batch, the rest (weights, optimizer state, the
-  // gradients and workspace of the peak at this batch) is taken as is.
-  const double fixed = at_batch.total_bytes() - at_batch.activations_bytes;
-  const double scaling = std::max(at_batch.activations_max_bytes, at_batch.activations_bytes);
+  // At a larger batch the peak moves to the step where activations and
+  // workspaces peak: those scale with the batch, the rest (weights,
+  // optimizer state, the gradients of the peak at this batch) is taken as is.
+  const double fixed =
+      at_batch.weights_bytes + at_batch.optimizer_state_bytes + at_batch.gradients_bytes;
+  const double scaling = std::max(at_batch.activations_max_bytes,
+                                  at_batch.activations_bytes + at_batch.workspace_bytes);
   if (batch <= 0 || scaling <= 0) return batch;
   const double per_sample = scaling / static_cast<double>(batch);
   if (memory_bytes <= fixed) return 0;

@@ -326,7 +326,10 @@ class Simulator {
     double a = 0, g = 0, w = 0, best = -1;
     for (long s = 0; s < steps; ++s) {
       a += act[s], g += grads[s], w += work[s];
-      m.activations_max_bytes = std::max(m.activations_max_bytes, a);
+      // what grows with the batch: activations and the ops' workspaces (not
+      // the optimizer step's temporaries)
+      const bool optimizer_step = options_.training && s == 2 * n_;
+      m.activations_max_bytes = std::max(m.activations_max_bytes, a + (optimizer_step ? 0 : w));
       if (a + g + w > best) {
         best = a + g + w;
         m.activations_bytes = a, m.gradients_bytes = g, m.workspace_bytes = w;

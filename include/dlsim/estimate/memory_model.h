@@ -25,8 +25,9 @@ struct MemoryFootprint {
   double activations_bytes = 0;  // activations, their gradients and the graph inputs
   double workspace_bytes = 0;    // transient buffers of the op running at the peak
   std::string peak_at;           // "forward NODE", "backward NODE" or "optimizer"
-  // The largest activations_bytes at any step: what grows with the batch
-  // (the peak moves there at a large batch).
+  // The largest activations_bytes + workspace_bytes at any step (the
+  // optimizer step's temporaries aside): what grows with the batch (the peak
+  // moves there at a large batch).
   double activations_max_bytes = 0;
   double total_bytes() const {
     return weights_bytes + gradients_bytes + optimizer_state_bytes + activations_bytes +
