@@ -12,7 +12,7 @@ model that did not load. It prints the summary and, with --markdown, writes
 the corpus accuracy report.
 
 Usage: evaluate.py [--side test|cal|all] [--dlsim build/dlsim] [--machine h100]
-                   [--csv FILE] [--markdown FILE] [--jobs N]
+                   [--csv FILE] [--markdown FILE] [--jobs N] [--memory-only]
 """
 import argparse
 import csv
@@ -82,7 +82,7 @@ def run_json(cmd):
         return None, "bad JSON: %s" % e
 
 
-def evaluate_case(dlsim, machine, key, rec, exporter):
+def evaluate_case(dlsim, machine, key, rec, exporter, memory_only=False):
     model, mode, dtype = key
     s = corpus.spec(model)
     onnx_path = os.path.join(CACHE, "onnx", f"{model}.{exporter}.onnx")
@@ -112,7 +112,7 @@ def evaluate_case(dlsim, machine, key, rec, exporter):
                estimated_peak_bytes=est.get("memory", {}).get("total_bytes"),
                fitted_share=est.get("source_share", {}).get("fitted"))
     trace = os.path.join(CACHE, "traces", f"{model}_{mode}_{dtype}.trace.json")
-    if os.path.exists(trace):
+    if os.path.exists(trace) and not memory_only:
         cmp_, err = run_json([dlsim, "compare", onnx_path, "--profile", trace] + common)
         if cmp_ is not None:
             row["unaccounted_share"] = 1.0 - cmp_["aligned_share"]
@@ -176,6 +176,10 @@ def summarise(rows):
         sub = [r for r in ok if r["mode"] == mode and r.get("estimated_peak_bytes")]
         lines.append((f"{mode} peak memory", fmt(stats([rel(r["estimated_peak_bytes"], r["measured_peak_bytes"])
                                                        for r in sub]))))
+    for mode, dtype in CASE_ARGS:
+        sub = [r for r in ok if r["mode"] == mode and r["dtype"] == dtype and r.get("estimated_peak_bytes")]
+        lines.append((f"{mode} {dtype} peak memory",
+                      fmt(stats([rel(r["estimated_peak_bytes"], r["measured_peak_bytes"]) for r in sub]))))
     fams = []
     for fam in corpus.FAMILIES:
         sub = [r for r in ok if r["family"] == fam]
@@ -232,6 +236,8 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--from-csv", help="summarise a CSV this script wrote instead of running dlsim")
+    ap.add_argument("--memory-only", action="store_true",
+                    help="run only dlsim estimate (no compare): the time and memory columns")
     args = ap.parse_args()
     if args.from_csv:
         report(read_rows(args.from_csv), args)
@@ -243,7 +249,7 @@ def main():
     print(f"# {len(cases)} measured cases of {len({k[0] for k in cases})} models, "
           f"{len(work)} estimates", file=sys.stderr)
     with ThreadPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(lambda w: evaluate_case(args.dlsim, args.machine, *w), work))
+        rows = list(pool.map(lambda w: evaluate_case(args.dlsim, args.machine, *w, args.memory_only), work))
     if args.csv:
         fields = sorted({f for r in rows for f in r})
         first = ["model", "family", "side", "exporter", "mode", "dtype", "batch"]

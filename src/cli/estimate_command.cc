@@ -92,12 +92,6 @@ Status RunEstimate(const EstimateArgs& args) {
   EstimateOptions& eo = setup.options;
   DLSIM_ASSIGN_OR_RETURN(Estimate e, EstimateModel(graph, cost, eo));
   for (const std::string& w : e.warnings) ReportWarning(w);
-  if (e.mode == "training" && e.memory.total_bytes() > machine.device.memory_bytes) {
-    return OutOfRange("training footprint " + FormatBytes(e.memory.total_bytes()) +
-                      " exceeds " + machine.name + "'s memory " +
-                      FormatBytes(machine.device.memory_bytes) + "; the largest batch that fits is " +
-                      std::to_string(LargestBatchThatFits(e.memory, e.batch, machine.device.memory_bytes)));
-  }
   ReportOptions ro;
   ro.max_table_rows = args.top;
   if (args.format == "json") {

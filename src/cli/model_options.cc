@@ -28,6 +28,9 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
     cmd->add_option("--mode", opts->mode, "inference or training")->capture_default_str();
     cmd->add_option("--optimizer", opts->optimizer, "sgd, sgd_momentum, adam, adamw")
         ->capture_default_str();
+    cmd->add_flag("--checkpoint-activations", opts->checkpoint_activations,
+                  "training: activation checkpointing, saved activations only at layer boundaries "
+                  "and each layer's forward run again in the backward (docs/memory.md)");
     cmd->add_flag("--per-tensor-optimizer", opts->per_tensor_optimizer,
                   "one optimizer launch per parameter tensor (default: multi-tensor/foreach)");
     cmd->add_option("--gpus", opts->gpus,
@@ -113,6 +116,10 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
   lo.fuse_conv_bias_act = opts.fuse;
   eo.optimizer = o;
   eo.fused_optimizer = !opts.per_tensor_optimizer;
+  if (opts.checkpoint_activations && !lo.training) {
+    return InvalidArgument("--checkpoint-activations is for training: add --mode training");
+  }
+  eo.checkpoint_activations = opts.checkpoint_activations;
   if (opts.gpus < 1 || opts.gpus > 100000) {
     return InvalidArgument("--gpus must be between 1 and 100000, got " + std::to_string(opts.gpus));
   }

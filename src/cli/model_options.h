@@ -29,6 +29,7 @@ struct ModelOptions {
   bool strict = false;
   bool fuse = false;
   bool amp = false;                   // torch.autocast: --dtype is the matrix ops' dtype
+  bool checkpoint_activations = false;  // training: activation checkpointing
   std::string layout = "nchw";
 };
 

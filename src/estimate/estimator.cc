@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "checkpoint_segments.h"
 #include "dispatch.h"
 #include "gradient_allreduce.h"
 
@@ -193,29 +194,15 @@ std::vector<LayerTimes> TimesOfCosts(const LoweredGraph& lowered,
   return out;
 }
 
-MemoryFootprint Footprint(const Graph& graph, const EstimateOptions& options) {
-  MemoryFootprint m;
-  const double params = static_cast<double>(graph.ParameterCount());
-  const double elem = DTypeBytes(options.lowering.dtype);
-  const bool mixed = options.lowering.dtype != DType::kFloat32;
-  m.weights_bytes = params * (4.0 + (mixed ? elem : 0.0));  // fp32 master (+ low-precision copy)
-  if (!options.lowering.training) {
-    m.weights_bytes = params * elem;
-    return m;
-  }
-  m.gradients_bytes = params * 4.0;
-  const std::string& opt = options.optimizer;
-  m.optimizer_state_bytes = params * 4.0 * (opt == "sgd" ? 0 : opt == "sgd_momentum" ? 1 : 2);
-  for (const Node& node : graph.nodes) {
-    for (const std::string& out : node.outputs) {
-      const Tensor* t = graph.FindTensor(out);
-      if (t != nullptr && IsFloatDType(t->dtype) && !t->value) {
-        m.activations_bytes += static_cast<double>(t->num_elements()) * elem;
-      }
-    }
-  }
-  m.workspace_bytes = 256.0 * (1 << 20);  // cuDNN/cuBLAS workspace, typical
-  return m;
+MemoryFootprint Footprint(const Graph& graph, const LoweredGraph& lowered,
+                          const EstimateOptions& options) {
+  MemoryOptions m;
+  m.training = options.lowering.training;
+  m.dtype = options.lowering.dtype;
+  m.autocast = options.lowering.autocast;
+  m.optimizer = OptimizerKindOf(options.optimizer);
+  m.checkpoint_activations = options.checkpoint_activations;
+  return PeakMemory(graph, lowered, m);
 }
 
 void Summarise(const ScheduleResult& sched, const TaskDag& dag, Estimate* e) {
@@ -310,6 +297,7 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
   DLSIM_ASSIGN_OR_RETURN(plan.lowered, LowerGraph(graph, options.lowering));
   const bool training = options.lowering.training;
   const bool data_parallel = training && options.data_parallel.gpus > 1;
+  if (training && options.checkpoint_activations) AddRecomputeCalls(&plan.lowered);
   MarkResidentInputs(graph, options.lowering.dtype, &plan.lowered);
   if (data_parallel) AddBucketCopies(graph, &plan.lowered);
   if (training) {
@@ -324,7 +312,7 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
   }
   if (data_parallel) plan.gradient_bytes = GradientBytesByNode(graph);
   DLSIM_ASSIGN_OR_RETURN(plan.dag, BuildTaskDag(graph, training, "optimizer." + options.optimizer));
-  plan.memory = Footprint(graph, options);
+  plan.memory = Footprint(graph, plan.lowered, options);
   return plan;
 }
 
@@ -360,6 +348,8 @@ Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
   e.eager_s = t.eager_s;
   e.data_parallel = t.data_parallel;
   e.memory = plan.memory;
+  const std::string oom = OutOfMemoryWarning(e, machine.device.memory_bytes);
+  if (!oom.empty()) e.warnings.push_back(oom);
   return e;
 }
 
@@ -403,9 +393,15 @@ Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e)
 
 int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,
                              double memory_bytes) {
-  const double fixed = at_batch.total_bytes() - at_batch.activations_bytes;
-  if (batch <= 0 || at_batch.activations_bytes <= 0) return batch;
-  const double per_sample = at_batch.activations_bytes / static_cast<double>(batch);
+  // At a larger batch the peak moves to the step where activations and
+  // workspaces peak: those scale with the batch, the rest (weights,
+  // optimizer state, the gradients of the peak at this batch) is taken as is.
+  const double fixed =
+      at_batch.weights_bytes + at_batch.optimizer_state_bytes + at_batch.gradients_bytes;
+  const double scaling = std::max(at_batch.activations_max_bytes,
+                                  at_batch.activations_bytes + at_batch.workspace_bytes);
+  if (batch <= 0 || scaling <= 0) return batch;
+  const double per_sample = scaling / static_cast<double>(batch);
   if (memory_bytes <= fixed) return 0;
   return static_cast<int64_t>(std::floor((memory_bytes - fixed) / per_sample));
 }

@@ -1,6 +1,8 @@
 // LoadOnnxModel: parse, convert to a Graph, order, shape.
 #include "dlsim/model/onnx_import.h"
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -72,6 +74,21 @@ Status AddGraphInputs(const onnx::GraphProto& g, const ImportOptions& options,
   return CheckInputShapeNames(names, options, file);
 }
 
+// True when the node's metadata (NodeProto field 9, metadata_props, which
+// this libonnx may not know and keeps as an unknown field) names the
+// exporter's fold of a batch norm into it.
+bool FoldedBatchNorm(const onnx::NodeProto& proto) {
+  const auto& unknown = proto.unknown_fields();
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const auto& f = unknown.field(i);
+    if (f.number() == 9 && f.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED &&
+        f.length_delimited().find("FuseBatchNormIntoConv") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Status AddNodes(const onnx::GraphProto& g, const std::string& file, Graph* graph) {
   graph->nodes.reserve(g.node_size());
   for (const auto& proto : g.node()) {
@@ -88,6 +105,11 @@ Status AddNodes(const onnx::GraphProto& g, const std::string& file, Graph* graph
                                               proto.op_type() + ")");
       }
       node.attrs[attr.name()] = std::move(converted).value();
+    }
+    if (node.op_type == "Conv" && FoldedBatchNorm(proto)) {
+      Attribute folded;
+      folded.i = 1;
+      node.attrs[kFoldedBatchNormAttr] = folded;
     }
     graph->nodes.push_back(std::move(node));
   }

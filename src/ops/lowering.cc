@@ -113,6 +113,20 @@ KernelCall CastCall(const LowerContext& ctx, const AutocastCast& cast, bool back
   return call;
 }
 
+// What the memory model needs of a fused group, on the node that launches it.
+void NoteFusedGroup(const FusedGroup& g, LoweredNode* ln) {
+  static const std::map<std::string, FusedOp> kOps = {{"gelu", FusedOp::kGelu},
+                                                      {"silu", FusedOp::kSilu},
+                                                      {"rnn_stack", FusedOp::kRnnStack},
+                                                      {"attention", FusedOp::kAttention}};
+  auto it = kOps.find(g.op);
+  ln->fused_op = it != kOps.end() ? it->second : FusedOp::kNone;
+  ln->fused_inputs = g.op == "attention" ? std::vector<std::string>(g.operands.begin(),
+                                                                   g.operands.begin() + 3)
+                                         : std::vector<std::string>{g.input};
+  ln->fused_nodes = g.nodes;
+}
+
 // Under autocast: node `i`'s kernels run in the plan's dtype, after the
 // casts of its inputs (whose gradients are cast back after its backward).
 void ApplyAutocast(const LowerContext& ctx, const AutocastPlan& plan, size_t i, LoweredNode* ln) {
@@ -123,7 +137,10 @@ void ApplyAutocast(const LowerContext& ctx, const AutocastPlan& plan, size_t i, 
     }
   }
   std::vector<KernelCall> calls;
-  for (const AutocastCast& cast : plan.casts[i]) calls.push_back(CastCall(ctx, cast, false));
+  for (const AutocastCast& cast : plan.casts[i]) {
+    calls.push_back(CastCall(ctx, cast, false));
+    ln->casts.push_back(InputCast{cast.tensor, cast.to});
+  }
   calls.insert(calls.end(), ln->calls.begin(), ln->calls.end());
   if (ctx.options().training) {
     for (const AutocastCast& cast : plan.casts[i]) {
@@ -170,6 +187,7 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
         return calls.status().WithContext("node '" + node.name + "' (" + node.op_type + ")");
       }
       ln.calls = std::move(calls).value();
+      NoteFusedGroup(*group_end[i], &ln);
     } else if (!skip) {
       const LowerFn* fn = registry.Find(node.op_type);
       if (fn != nullptr && (node.outputs.empty() || node.outputs[0].empty())) {
@@ -191,6 +209,7 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
     if (options.autocast) ApplyAutocast(ctx, autocast, i, &ln);
     lowered.nodes.push_back(std::move(ln));
   }
+  lowered.autocast_dtype = std::move(autocast.tensor_dtype);
   return lowered;
 }
 

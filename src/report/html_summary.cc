@@ -34,7 +34,7 @@ std::string MemoryRows(const Estimate& e, const Machine& machine) {
     total += " of " + FormatBytes(machine.device.memory_bytes) + " device memory (" +
              Percent(m.total_bytes(), machine.device.memory_bytes) + ")";
   }
-  return Row("memory footprint (training)", total) +
+  return Row("memory footprint (peak)", total) +
          Row("", "weights " + FormatBytes(m.weights_bytes) + ", gradients " +
                      FormatBytes(m.gradients_bytes) + ", optimizer state " +
                      FormatBytes(m.optimizer_state_bytes) + ", activations " +
@@ -100,7 +100,7 @@ std::string SummarySection(const Estimate& e, const Machine& machine) {
                                          : std::string("-")));
   s += Row("kernels, parameters",
            Grouped(e.kernel_count) + " kernels, " + Grouped(e.parameter_count) + " parameters");
-  if (e.mode == "training") s += MemoryRows(e, machine);
+  s += MemoryRows(e, machine);
   const DataParallelStep& dp = e.data_parallel;
   if (dp.gpus > 1) {
     s += Row("data parallel", std::to_string(dp.gpus) + " GPUs: " + FormatBytes(dp.gradient_bytes) +

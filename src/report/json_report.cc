@@ -55,7 +55,9 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
                  {"optimizer_state_bytes", e.memory.optimizer_state_bytes},
                  {"activations_bytes", e.memory.activations_bytes},
                  {"workspace_bytes", e.memory.workspace_bytes},
-                 {"total_bytes", e.memory.total_bytes()}};
+                 {"total_bytes", e.memory.total_bytes()},
+                 {"peak_at", e.memory.peak_at},
+                 {"activations_max_bytes", e.memory.activations_max_bytes}};
   json j = {{"model", e.model},
             {"machine", e.machine},
             {"batch", e.batch},

@@ -53,10 +53,8 @@ void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOption
     out << buf;
   }
   out << "\n";
-  if (e.mode == "training") {
-    std::snprintf(buf, sizeof buf, "%-28s %s\n", "memory footprint", FormatBytes(e.memory.total_bytes()).c_str());
-    out << buf;
-  }
+  std::snprintf(buf, sizeof buf, "%-28s %s\n", "memory footprint", FormatBytes(e.memory.total_bytes()).c_str());
+  out << buf;
   const DataParallelStep& dp = e.data_parallel;
   if (dp.gpus > 1) {
     std::snprintf(buf, sizeof buf,

@@ -64,6 +64,27 @@ TEST(CliTest, EstimateJsonHasTheContractFields) {
   }
 }
 
+TEST(CliTest, AFootprintOverTheDevicesMemoryIsAWarningNotARefusal) {
+  // ResNet-18 training at batch 8192 peaks far above an H100's 80 GiB: the
+  // time is still given, and the warning gives the largest batch that fits.
+  CmdResult r = Dlsim("estimate " + Zoo("resnet18") +
+                      " --batch 8192 --mode training --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  // stderr comes first: the warning also goes there
+  EXPECT_NE(r.out.find("dlsim: warning: footprint"), std::string::npos) << r.out;
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  EXPECT_GT(j["gpu_time_ms"].get<double>(), 0);
+  EXPECT_GT(j["memory"]["total_bytes"].get<double>(), 80.0 * 1073741824);
+  bool warned = false;
+  for (const auto& w : j["warnings"]) {
+    const std::string text = w;
+    warned = warned || (text.find("exceeds h100's memory") != std::string::npos &&
+                        text.find("The largest batch that fits is") != std::string::npos &&
+                        text.find("--checkpoint-activations") != std::string::npos);
+  }
+  EXPECT_TRUE(warned) << j["warnings"].dump();
+}
+
 TEST(CliTest, EstimateCsvHasOneRowPerLayer) {
   CmdResult r = Dlsim("estimate " + Zoo("alexnet") + " --batch 1 --format csv 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;

@@ -10,6 +10,7 @@
 #include "dlsim/cost/cost_model.h"
 #include "dlsim/estimate/data_parallel.h"
 #include "dlsim/engine/schedule.h"
+#include "dlsim/estimate/memory_model.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/ops/lowering.h"
 
@@ -22,6 +23,9 @@ struct EstimateOptions {
   int64_t batch = 0;             // for reports; 0 = as in the graph
   std::string dtype_name = "fp32";
   DataParallelOptions data_parallel;  // training across GPUs
+  // Training: activation checkpointing (docs/memory.md): saved activations
+  // only at segment boundaries, every forward call run again in the backward.
+  bool checkpoint_activations = false;
 };
 
 struct LayerEstimate {
@@ -38,18 +42,6 @@ struct LayerEstimate {
   // The source and bound that priced most of this layer's time.
   CostSource source() const;
   Bound bound() const;
-};
-
-struct MemoryFootprint {
-  double weights_bytes = 0;
-  double gradients_bytes = 0;
-  double optimizer_state_bytes = 0;
-  double activations_bytes = 0;
-  double workspace_bytes = 0;
-  double total_bytes() const {
-    return weights_bytes + gradients_bytes + optimizer_state_bytes + activations_bytes +
-           workspace_bytes;
-  }
 };
 
 struct Estimate {
@@ -116,10 +108,16 @@ Result<PlannedTimes> PlannedStepTimes(const Graph& graph, const EstimatePlan& pl
 // be parallel to graph.nodes (plus the optimizer in training).
 Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e);
 
-// Largest batch whose training footprint fits in device memory, given the
-// footprint at `batch` (activations scale with batch, the rest does not).
+// Largest batch whose footprint fits in device memory, given the footprint
+// at `batch`: the largest activations (activations_max_bytes) scale with the
+// batch, the rest of the peak does not.
 int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,
                              double memory_bytes);
+
+// "" when `e`'s footprint fits in `memory_bytes`; otherwise a warning with
+// the footprint by part, the largest batch that fits and what would make it
+// fit. The estimate itself still stands (a what-if study goes on).
+std::string OutOfMemoryWarning(const Estimate& e, double memory_bytes);
 
 }  // namespace dlsim
 

@@ -27,6 +27,12 @@ struct ImportOptions {
   std::map<std::string, int64_t> named_dims;
 };
 
+// The attribute the importer sets (to 1) on a Conv into which the exporter
+// folded a BatchNormalization (the dynamo exporter's FuseBatchNormIntoConv
+// rewrite, named in the node's metadata): a training step still runs the
+// batch norm (src/estimate/saved_tensors.cc).
+inline constexpr char kFoldedBatchNormAttr[] = "dlsim.folded_batch_norm";
+
 // Parses "NAME=N" as given to --dim (N a positive integer); errors quote it.
 Result<std::pair<std::string, int64_t>> ParseDimSpec(const std::string& spec);
 

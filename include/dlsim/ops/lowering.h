@@ -5,6 +5,7 @@
 #ifndef DLSIM_OPS_LOWERING_H_
 #define DLSIM_OPS_LOWERING_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,17 +35,36 @@ struct LoweringOptions {
 MathMode ConvMath(const LoweringOptions& options);
 MathMode GemmMath(const LoweringOptions& options);
 
+// A group of nodes that PyTorch runs as one op (src/ops/framework_fusion.h).
+enum class FusedOp { kNone, kGelu, kSilu, kRnnStack, kAttention };
+
+// An input that autocast casts before the node reads it.
+struct InputCast {
+  std::string tensor;
+  DType to = DType::kFloat32;
+};
+
 struct LoweredNode {
   size_t node_index = 0;  // into Graph::nodes
   std::string name;
   std::string op_type;
   std::vector<KernelCall> calls;  // forward then backward calls
   bool known_op = true;           // false: priced by bytes moved, with a warning
+  // On the node that launches a fused group's kernel: the group's op, the
+  // tensors its kernel reads (gelu, silu: the input; attention: q, k^T, v)
+  // and the group's nodes. The group's other nodes launch nothing.
+  FusedOp fused_op = FusedOp::kNone;
+  std::vector<std::string> fused_inputs;
+  std::vector<size_t> fused_nodes;
+  std::vector<InputCast> casts;  // autocast: inputs cast first
 };
 
 struct LoweredGraph {
   std::vector<LoweredNode> nodes;  // parallel to Graph::nodes
   std::vector<std::string> warnings;
+  // Autocast: the run dtype of every float tensor (empty without autocast:
+  // float tensors are in LoweringOptions::dtype).
+  std::map<std::string, DType> autocast_dtype;
 };
 
 Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options);

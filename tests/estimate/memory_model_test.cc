@@ -1,0 +1,287 @@
+// The memory model: the peak of live blocks over the schedule, in exact bytes.
+#include <gtest/gtest.h>
+
+#include "../ops/graph_builder.h"
+#include "dlsim/estimate/estimator.h"
+#include "dlsim/estimate/memory_model.h"
+#include "dlsim/model/onnx_import.h"
+
+namespace dlsim {
+namespace {
+
+using testing::GraphBuilder;
+
+MemoryFootprint Peak(const Graph& graph, const MemoryOptions& options) {
+  LoweringOptions lo;
+  lo.training = options.training;
+  lo.dtype = options.dtype;
+  lo.autocast = options.autocast;
+  auto lowered = LowerGraph(graph, lo);
+  EXPECT_TRUE(lowered.ok()) << lowered.status().ToString();
+  return PeakMemory(graph, *lowered, options);
+}
+
+TEST(MemoryModel, AllocatorRoundsBlocksTo512Bytes) {
+  EXPECT_EQ(AllocatorBlockBytes(0), 0);
+  EXPECT_EQ(AllocatorBlockBytes(1), 512);
+  EXPECT_EQ(AllocatorBlockBytes(512), 512);
+  EXPECT_EQ(AllocatorBlockBytes(513), 1024);
+}
+
+TEST(MemoryModel, InferenceFreesATensorAfterItsLastReader) {
+  // x -> relu a -> sigmoid b -> add(a, b) c -> relu d: a lives until the add
+  // reads it; at the add x, a, b and c are alive (4 KiB blocks each).
+  GraphBuilder g;
+  g.Input("x", {1, 1024});
+  g.Op("Relu", "relu", {"x"}, "a", {1, 1024});
+  g.Op("Sigmoid", "sigmoid", {"a"}, "b", {1, 1024});
+  g.Op("Add", "add", {"a", "b"}, "c", {1, 1024});
+  g.Op("Relu", "relu2", {"c"}, "d", {1, 1024});
+  MemoryFootprint m = Peak(g.Build({"d"}), MemoryOptions{});
+  EXPECT_EQ(m.weights_bytes, 0);
+  EXPECT_EQ(m.activations_bytes, 4 * 4096);
+  EXPECT_EQ(m.gradients_bytes, 0);
+  EXPECT_EQ(m.optimizer_state_bytes, 0);
+  EXPECT_EQ(m.peak_at, "forward add");
+}
+
+TEST(MemoryModel, InferenceRoundsEveryBlockAndCountsWeightsInTheirDtype) {
+  // 100 elements: 400 bytes in fp32, a 512-byte block; 200 bytes in fp16,
+  // also 512. The weight [100, 100] is 40000 bytes fp32 (40448 rounded),
+  // 20000 fp16 (20480).
+  GraphBuilder g;
+  g.Input("x", {1, 100}).Weight("w", {100, 100});
+  g.Op("MatMul", "mm", {"x", "w"}, "y", {1, 100});
+  const Graph graph = g.Build({"y"});
+  MemoryFootprint fp32 = Peak(graph, MemoryOptions{});
+  EXPECT_EQ(fp32.weights_bytes, 40448);
+  EXPECT_EQ(fp32.activations_bytes, 1024);
+  MemoryOptions half;
+  half.dtype = DType::kFloat16;
+  MemoryFootprint fp16 = Peak(graph, half);
+  EXPECT_EQ(fp16.weights_bytes, 20480);
+  EXPECT_EQ(fp16.activations_bytes, 1024);
+}
+
+TEST(MemoryModel, ViewsShareTheirInputsBlock) {
+  // A Reshape launches nothing: its output is the relu's block, which lives
+  // until the sigmoid reads the view.
+  GraphBuilder g;
+  g.Input("x", {1, 1024});
+  g.Op("Relu", "relu", {"x"}, "a", {1, 1024});
+  Node& shape = g.Op("Constant", "shape", {}, "s", {2}, DType::kInt64);
+  (void)shape;
+  g.Op("Reshape", "view", {"a", "s"}, "v", {1024, 1});
+  g.Op("Sigmoid", "sigmoid", {"v"}, "y", {1024, 1});
+  MemoryFootprint m = Peak(g.Build({"y"}), MemoryOptions{});
+  EXPECT_EQ(m.activations_bytes, 3 * 4096);  // x, a (= v), y
+  EXPECT_EQ(m.peak_at, "forward sigmoid");
+}
+
+TEST(MemoryModel, TrainingKeepsWhatAutogradSavesAndPeaksInTheBackward) {
+  // y = x @ w (saves x for w's gradient), r = relu(y) (saves r, not y).
+  // Steps: mm 0, relu 1, relu' 2, mm' 3, optimizer 4. At mm' (step 3): x,
+  // y's gradient (4 KiB each) and w's gradient (1 MiB); weights and
+  // momentum (1 MiB each) throughout.
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1024, 256});
+  g.Op("MatMul", "mm", {"x", "w"}, "y", {1, 256});
+  g.Op("Relu", "relu", {"y"}, "r", {1, 256});
+  MemoryOptions o;
+  o.training = true;
+  MemoryFootprint m = Peak(g.Build({"r"}), o);
+  EXPECT_EQ(m.weights_bytes, 1048576);
+  EXPECT_EQ(m.optimizer_state_bytes, 1048576);
+  EXPECT_EQ(m.gradients_bytes, 1048576);
+  EXPECT_EQ(m.activations_bytes, 4096 + 1024);  // x and y's gradient
+  EXPECT_EQ(m.peak_at, "backward mm");
+}
+
+// a = x + w1, then b = a * w2 (which saves a for w2's gradient) or
+// b = a + w2 (which saves nothing). Steps: 0, 1, backward of b 2, of a 3,
+// optimizer 4; every tensor is a 4 KiB block.
+MemoryFootprint ProductOrSum(const std::string& op) {
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w1", {1, 1024}).Weight("w2", {1, 1024});
+  g.Op("Add", "add", {"x", "w1"}, "a", {1, 1024});
+  g.Op(op, "second", {"a", "w2"}, "b", {1, 1024});
+  MemoryOptions o;
+  o.training = true;
+  return Peak(g.Build({"b"}), o);
+}
+
+TEST(MemoryModel, TrainingMulSavesItsInputAddDoesNot) {
+  // Mul: at its backward x, a (saved), da, db and w2's gradient.
+  MemoryFootprint mul = ProductOrSum("Mul");
+  EXPECT_EQ(mul.weights_bytes, 8192);
+  EXPECT_EQ(mul.activations_bytes, 4 * 4096);
+  EXPECT_EQ(mul.gradients_bytes, 4096);
+  EXPECT_EQ(mul.peak_at, "backward second");
+  // Add: a was freed after the forward; x, da, db and w2's gradient.
+  MemoryFootprint add = ProductOrSum("Add");
+  EXPECT_EQ(add.activations_bytes, 3 * 4096);
+  EXPECT_EQ(add.gradients_bytes, 4096);
+  EXPECT_EQ(add.peak_at, "backward second");
+}
+
+MemoryFootprint ConvPeak(int64_t k, bool training, bool folded_batch_norm) {
+  GraphBuilder g;
+  g.Input("x", {1, 1, 32, 32}).Weight("w", {1, 1, k, k});
+  Node& conv = g.Op("Conv", "conv", {"x", "w"}, "y", {1, 1, 32, 32});
+  GraphBuilder::SetInts(conv, "kernel_shape", {k, k});
+  GraphBuilder::SetInts(conv, "pads", {k / 2, k / 2, k / 2, k / 2});
+  if (folded_batch_norm) GraphBuilder::SetInt(conv, kFoldedBatchNormAttr, 1);
+  g.Op("Relu", "relu", {"y"}, "r", {1, 1, 32, 32});
+  MemoryOptions o;
+  o.training = training;
+  return Peak(g.Build({"r"}), o);
+}
+
+TEST(MemoryModel, MaxPoolingSavesItsInputAndInt64Indices) {
+  // a = x + w (4 KiB), 2x2 max pooling to 256 elements (1 KiB) with 256
+  // int64 indices (2 KiB) saved beside a until the pooling's backward.
+  // There: x, a, a's gradient, the indices and y's gradient.
+  GraphBuilder g;
+  g.Input("x", {1, 1, 32, 32}).Weight("w", {1, 1, 32, 32});
+  g.Op("Add", "add", {"x", "w"}, "a", {1, 1, 32, 32});
+  Node& pool = g.Op("MaxPool", "pool", {"a"}, "y", {1, 1, 16, 16});
+  GraphBuilder::SetInts(pool, "kernel_shape", {2, 2});
+  GraphBuilder::SetInts(pool, "strides", {2, 2});
+  MemoryOptions o;
+  o.training = true;
+  MemoryFootprint m = Peak(g.Build({"y"}), o);
+  EXPECT_EQ(m.activations_bytes, 3 * 4096 + 2048 + 1024);
+  EXPECT_EQ(m.gradients_bytes, 0);
+  EXPECT_EQ(m.peak_at, "backward pool");
+}
+
+TEST(MemoryModel, AutocastKeepsFp32WeightsAndSavesTheCastCopies) {
+  // bf16 autocast, y = x @ w: the matmul reads bf16 copies of x (2 KiB,
+  // saved for w's gradient) and of w (512 KiB, in autocast's cache until the
+  // forward ends; not saved, x needs no gradient). Weights, momentum and w's
+  // gradient stay fp32 (1 MiB each). At the backward: x, its copy, the bf16
+  // gradient of w's copy, y's gradient (512 bytes) and w's fp32 gradient.
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1024, 256});
+  g.Op("MatMul", "mm", {"x", "w"}, "y", {1, 256});
+  MemoryOptions o;
+  o.training = true;
+  o.autocast = true;
+  o.dtype = DType::kBFloat16;
+  MemoryFootprint m = Peak(g.Build({"y"}), o);
+  EXPECT_EQ(m.weights_bytes, 1048576);
+  EXPECT_EQ(m.optimizer_state_bytes, 1048576);
+  EXPECT_EQ(m.gradients_bytes, 1048576);
+  EXPECT_EQ(m.activations_bytes, 4096 + 2048 + 524288 + 512);
+  EXPECT_EQ(m.peak_at, "backward mm");
+}
+
+TEST(MemoryModel, ConvolutionsTakeAWorkspaceOfTheirInputAndOutput) {
+  // x and y are 4 KiB blocks; a 3x3 convolution's workspace is 8 KiB while it runs.
+  MemoryFootprint wide = ConvPeak(3, false, false);
+  EXPECT_EQ(wide.activations_bytes, 2 * 4096);
+  EXPECT_EQ(wide.workspace_bytes, 2 * 4096);
+  EXPECT_EQ(wide.peak_at, "forward conv");
+  MemoryFootprint pointwise = ConvPeak(1, false, false);
+  EXPECT_EQ(pointwise.workspace_bytes, 0);
+  EXPECT_EQ(pointwise.activations_bytes, 3 * 4096);  // x, y, r at the relu
+  // Training: every convolution's backward takes one, 1x1 too. At the conv's
+  // backward x, y's gradient, the 8 KiB workspace and w's gradient (512).
+  MemoryFootprint backward = ConvPeak(1, true, false);
+  EXPECT_EQ(backward.activations_bytes, 2 * 4096);
+  EXPECT_EQ(backward.workspace_bytes, 2 * 4096);
+  EXPECT_EQ(backward.gradients_bytes, 512);
+  EXPECT_EQ(backward.peak_at, "backward conv");
+}
+
+TEST(MemoryModel, AFoldedBatchNormStillSavesTheConvolutionsOutputInTraining) {
+  // Training, 1x1: at the relu x (saved by the conv), y and r; the folded
+  // batch norm keeps one more 4 KiB block until the conv's backward.
+  MemoryFootprint plain = ConvPeak(1, true, false);
+  MemoryFootprint folded = ConvPeak(1, true, true);
+  EXPECT_EQ(folded.total_bytes() - plain.total_bytes(), 4096);
+}
+
+TEST(MemoryModel, RecurrentLayersTakeCudnnsWorkspaceWhileTheyRun) {
+  // One LSTM layer: sequence 4, batch 2, input 8, hidden 16. Weights W, R,
+  // B: 2048 + 4096 + 512 bytes; Y: 128 elements (512 bytes). Workspace:
+  // 8 MiB + the weights + half of 4 gates x 128 elements x 4 bytes.
+  GraphBuilder g;
+  g.Input("x", {4, 2, 8}).Weight("W", {1, 64, 8}).Weight("R", {1, 64, 16}).Weight("B", {1, 128});
+  Node& lstm = g.Op("LSTM", "lstm", {"x", "W", "R", "B"}, "y", {4, 1, 2, 16});
+  GraphBuilder::SetInt(lstm, "hidden_size", 16);
+  MemoryFootprint m = Peak(g.Build({"y"}), MemoryOptions{});
+  EXPECT_EQ(m.weights_bytes, 6656);
+  EXPECT_EQ(m.activations_bytes, 512 + 512);
+  EXPECT_EQ(m.workspace_bytes, 8388608 + 6656 + 1024);
+}
+
+// x + w, then four sigmoids (each saves its output); 4 KiB blocks. Five
+// nodes launch kernels, so checkpoint segments hold at least three:
+// {add, s1, s2} and {s3, s4}.
+Result<EstimatePlan> SigmoidChainPlan(bool checkpoint) {
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1, 1024});
+  g.Op("Add", "add", {"x", "w"}, "a0", {1, 1024});
+  g.Op("Sigmoid", "s1", {"a0"}, "a1", {1, 1024});
+  g.Op("Sigmoid", "s2", {"a1"}, "a2", {1, 1024});
+  g.Op("Sigmoid", "s3", {"a2"}, "a3", {1, 1024});
+  g.Op("Sigmoid", "s4", {"a3"}, "a4", {1, 1024});
+  EstimateOptions o;
+  o.lowering.training = true;
+  o.checkpoint_activations = checkpoint;
+  return PlanEstimate(g.Build({"a4"}), o);
+}
+
+TEST(MemoryModel, CheckpointingKeepsOnlySegmentInputsAndRecomputesInTheBackward) {
+  auto plain = SigmoidChainPlan(false);
+  auto checkpointed = SigmoidChainPlan(true);
+  ASSERT_TRUE(plain.ok() && checkpointed.ok());
+  // Without: at s4's backward x, a1..a4 (saved) and the gradients of a4 and a3.
+  EXPECT_EQ(plain->memory.activations_bytes, 7 * 4096);
+  EXPECT_EQ(plain->memory.peak_at, "backward s4");
+  // With: a1..a4 are freed in the forward; at s4's backward the second
+  // segment's a3 and a4 are back (recomputed) beside x and two gradients.
+  EXPECT_EQ(checkpointed->memory.activations_bytes, 5 * 4096);
+  EXPECT_EQ(checkpointed->memory.peak_at, "backward s4");
+  // Every forward call runs again in the backward.
+  for (size_t i = 0; i < 5; ++i) {
+    auto count = [&](const EstimatePlan& p, const char* phase) {
+      size_t c = 0;
+      for (const KernelCall& k : p.lowered.nodes[i].calls) c += k.phase == phase;
+      return c;
+    };
+    EXPECT_EQ(count(*checkpointed, "bwd"), count(*plain, "bwd") + count(*plain, "fwd")) << i;
+  }
+}
+
+TEST(MemoryModel, TheLargestBatchScalesTheLargestActivationsNotThoseAtThePeak) {
+  // At batch 10 the peak (near the optimizer: weights 10 GB, gradients 5 GB,
+  // activations 1 GB) is not where activations peak (20 GB): at a larger
+  // batch it moves there. Fixed 15 GB, 2 GB a sample: 32 fit in 80 GB.
+  MemoryFootprint m;
+  m.weights_bytes = 10e9;
+  m.gradients_bytes = 5e9;
+  m.activations_bytes = 1e9;
+  m.activations_max_bytes = 20e9;
+  EXPECT_EQ(LargestBatchThatFits(m, 10, 80e9), 32);
+}
+
+TEST(MemoryModel, OutOfMemoryWarningGivesTheBreakdownAndTheLargestBatch) {
+  Estimate e;
+  e.machine = "h100";
+  e.mode = "training";
+  e.batch = 10;
+  e.memory.weights_bytes = 40e9;
+  e.memory.activations_bytes = 60e9;
+  e.memory.peak_at = "backward mm";
+  EXPECT_EQ(OutOfMemoryWarning(e, 100e9), "");
+  const std::string w = OutOfMemoryWarning(e, 80e9);
+  EXPECT_NE(w.find("footprint 100.0 GB exceeds h100's memory 80.0 GB"), std::string::npos) << w;
+  EXPECT_NE(w.find("activations 60.0 GB"), std::string::npos) << w;
+  EXPECT_NE(w.find("The largest batch that fits is 6"), std::string::npos) << w;
+  EXPECT_NE(w.find("activation checkpointing"), std::string::npos) << w;
+}
+
+}  // namespace
+}  // namespace dlsim
