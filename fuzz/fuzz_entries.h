@@ -7,10 +7,14 @@
 #ifndef DLSIM_FUZZ_FUZZ_ENTRIES_H_
 #define DLSIM_FUZZ_FUZZ_ENTRIES_H_
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "dlsim/cost/cost_model.h"
 #include "dlsim/estimate/estimator.h"
+#include "dlsim/estimate/fom.h"
+#include "dlsim/estimate/sweep_grid.h"
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/machine/workload_io.h"
 #include "dlsim/model/onnx_import.h"
@@ -20,15 +24,23 @@
 
 namespace dlsim::fuzz {
 
-// A roofline cost model of a made-up GPU (no database).
-inline const CostModel& RooflineCost() {
-  static const CostModel* cost = [] {
+// A made-up GPU (no database).
+inline const Machine& FuzzMachine() {
+  static const Machine* machine = [] {
     auto m = LoadMachineFromString(
         "name: fuzz\ndevice:\n  name: Fuzz GPU\n  sm_count: 100\n  peak_tflops:\n"
         "    fp32_vector: 20\n  memory_gib: 40\n  memory_bw_gbs: 2000\n  l2_mib: 40\n",
         "/nonexistent/fuzz/machine.yaml");
     if (!m.ok()) __builtin_trap();
-    auto c = CostModel::ForMachine(*m);
+    return new Machine(std::move(m).value());
+  }();
+  return *machine;
+}
+
+// A roofline cost model of FuzzMachine().
+inline const CostModel& RooflineCost() {
+  static const CostModel* cost = [] {
+    auto c = CostModel::ForMachine(FuzzMachine());
     if (!c.ok()) __builtin_trap();
     return new CostModel(std::move(c).value());
   }();
@@ -58,9 +70,40 @@ inline bool MachineYaml(const std::string& text) {
   return machine.ok() || !machine.status().message().empty();
 }
 
+// A workload or FOM study; when it loads, its FOM of FuzzMachine() against
+// a copy named "fuzz_baseline", with a step time of 10 ms for figures that
+// are not measured (the rate, split and unit-time arithmetic of fom.cc).
 inline bool WorkloadYaml(const std::string& text) {
   auto file = LoadWorkloadFileFromString(text, "/nonexistent/fuzz/workload.yaml");
-  return file.ok() || !file.status().message().empty();
+  if (!file.ok()) return !file.status().message().empty();
+  if (file->workloads.empty()) return true;
+  Machine baseline = FuzzMachine();
+  baseline.name = "fuzz_baseline";
+  auto fom = ComputeFom(file->workloads, FuzzMachine(), baseline,
+                        [](const Workload&, const Machine&) -> Result<double> { return 0.01; });
+  return fom.ok() || !fom.status().message().empty();
+}
+
+// A sweep grid: one "FIELD=V1,V2,..." per line (as --grid takes them); when
+// it parses and is within kMaxSweepRows, the variants of its first and last
+// points are made from FuzzMachine().
+inline bool SweepGridSpecs(const std::string& text) {
+  std::vector<std::string> specs;
+  size_t start = 0;
+  while (start <= text.size() && specs.size() < 64) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    specs.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  auto grid = ParseSweepGrid(specs);
+  if (!grid.ok()) return !grid.status().message().empty();
+  const size_t count = grid->VariantCount();
+  if (count == 0 || count > kMaxSweepRows) return true;
+  for (size_t index : {size_t{0}, count - 1}) {
+    auto variant = MakeVariant(FuzzMachine(), *grid, SweepPoint(*grid, index));
+    if (!variant.ok() && variant.status().message().empty()) return false;
+  }
+  return true;
 }
 
 // One measurement record; what parses must survive a round trip.

@@ -2,6 +2,7 @@
 // (docs/perfdb.md, "Schema").
 #include "dlsim/perfdb/perf_db.h"
 
+#include <cstdlib>
 #include <set>
 #include <utility>
 #include <vector>
@@ -181,6 +182,12 @@ Result<PerfDb> PerfDb::Open(const std::string& path, OpenMode mode) {
                         : mode == OpenMode::kReadWrite
                               ? SQLITE_OPEN_READWRITE
                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > kMaxPerfDbBytes) {
+    return InvalidArgument(path + ": " + std::to_string(st.st_size) +
+                           " bytes, more than the limit of " + std::to_string(kMaxPerfDbBytes) +
+                           " (4 GiB) for a performance database");
+  }
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   PerfDb db(path, raw);  // closes the handle on every path below
@@ -188,6 +195,19 @@ Result<PerfDb> PerfDb::Open(const std::string& path, OpenMode mode) {
   sqlite3_busy_timeout(raw, 5000);
   DLSIM_RETURN_IF_ERROR(Exec(raw, path, "PRAGMA foreign_keys = ON"));
   DLSIM_RETURN_IF_ERROR(PrepareSchema(raw, path, mode));
+  // Writes stop at kMaxPerfDbBytes.
+  int64_t page_size = 0;
+  sqlite3_exec(
+      raw, "PRAGMA page_size",
+      [](void* out, int n, char** values, char**) {
+        if (n > 0 && values[0] != nullptr) *static_cast<int64_t*>(out) = std::atoll(values[0]);
+        return 0;
+      },
+      &page_size, nullptr);
+  if (page_size >= 512) {
+    DLSIM_RETURN_IF_ERROR(Exec(raw, path, "PRAGMA max_page_count = " +
+                                              std::to_string(kMaxPerfDbBytes / page_size)));
+  }
   return db;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dlsim/kernel/kernel_call.h"
+#include "dlsim/kernel/work.h"
 
 namespace dlsim {
 namespace {
@@ -198,6 +199,29 @@ Status CheckRecordValues(const MeasurementRecord& r) {
   if (!std::isnan(r.workspace_bytes) && !(r.workspace_bytes >= 0 && r.workspace_bytes <= 1e15)) {
     return ParseError("field 'workspace_bytes': " + FormatMs(r.workspace_bytes) +
                       " is outside [0, 1e15]");
+  }
+  // The key's work done in median_ms must be physically possible (keys whose
+  // kind has no work formula are not checked here).
+  if (r.median_ms > 0) {
+    auto parsed = ParseKernelKey(r.key);
+    auto work = parsed.ok() ? WorkOfKey(*parsed) : Result<KeyWork>(parsed.status());
+    if (work.ok()) {
+      const double s = r.median_ms * 1e-3;
+      const double tflops = work->flops / s / 1e12;
+      const double gbs = work->bytes / s / 1e9;
+      if (!(tflops <= kMaxRecordFlopsPerS / 1e12)) {
+        return ParseError("field 'key': " + FormatMs(work->flops) + " FLOP in median_ms " +
+                          FormatMs(r.median_ms) + " is " + FormatMs(tflops) +
+                          " TFLOP/s, more than the limit of " +
+                          FormatMs(kMaxRecordFlopsPerS / 1e12) + " (absurd dims?)");
+      }
+      if (!(gbs <= kMaxRecordBytesPerS / 1e9)) {
+        return ParseError("field 'key': " + FormatMs(work->bytes) + " bytes in median_ms " +
+                          FormatMs(r.median_ms) + " is " + FormatMs(gbs) +
+                          " GB/s, more than the limit of " +
+                          FormatMs(kMaxRecordBytesPerS / 1e9) + " (absurd dims?)");
+      }
+    }
   }
   return Status::Ok();
 }

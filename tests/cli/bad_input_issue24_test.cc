@@ -119,6 +119,9 @@ const BadCase kCases[] = {
     {"RecordsDimPastInt64",
      [] { return ImportEdited("r_dim", "n=16 ", "n=99999999999999999999 "); },
      {"r_dim.jsonl:1", "n=99999999999999999999", "int64"}},
+    {"RecordsDimsImpossibleWork",
+     [] { return ImportEdited("r_dim_work", "n=16 ", "n=4000000000000000000 "); },
+     {"r_dim_work.jsonl:1", "field 'key'", "TFLOP/s, more than the limit of 1e+06"}},
     {"RecordsOneGarbageLine",
      [] {
        return "db import " + WriteFile("r_garbage.jsonl", "hello, not a record") + " --db " +

@@ -23,6 +23,7 @@ const std::map<std::string, std::function<bool(const std::string&)>>& Targets() 
       {"machine_yaml_fuzz", MachineYaml},
       {"workload_yaml_fuzz", WorkloadYaml},
       {"records_fuzz", Record},
+      {"sweep_grid_fuzz", SweepGridSpecs},
       {"trace_fuzz", Trace},
   };
   return targets;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "perfdb_test_util.h"
 
@@ -28,6 +29,22 @@ std::vector<std::string> AllJson(const PerfDb& db) {
   std::vector<std::string> out;
   for (const auto& r : *records) out.push_back(RecordToJson(r));
   return out;
+}
+
+// Issue 24: a database past 4 GiB (here a sparse file) is refused before
+// SQLite reads it, naming the file and the limit, in every mode.
+TEST(PerfDbTest, DatabaseLargerThanTheLimitIsRefused) {
+  const std::string path = TempPath("huge.db");
+  WriteAll(path, "");
+  std::filesystem::resize_file(path, static_cast<uintmax_t>(kMaxPerfDbBytes) + 1);
+  for (OpenMode mode : {OpenMode::kReadOnly, OpenMode::kReadWrite, OpenMode::kCreate}) {
+    auto db = PerfDb::Open(path, mode);
+    ASSERT_FALSE(db.ok());
+    EXPECT_EQ(db.status().message(),
+              path + ": 4294967297 bytes, more than the limit of 4294967296 (4 GiB) for a "
+                     "performance database");
+  }
+  std::filesystem::remove(path);
 }
 
 // Issue 24: the estimator's read (LoadTimings) refuses a time that is

@@ -96,6 +96,24 @@ TEST(RecordTest, BadKeyStatusAndSchemaRejected) {
   EXPECT_EQ(ParseRecordJson("[1, 2]").status().message(), "a record must be a JSON object");
 }
 
+// Issue 24: dims that each fit int64 but describe impossible work (db fit
+// then reported 1.5e17 TFLOP/s) are refused; the real record passes.
+TEST(RecordTest, ImpossibleWorkRateIsRefused) {
+  std::string line = FirstLine(Fixture("h100_a.jsonl"));
+  ASSERT_TRUE(ParseRecordJson(line).ok());
+  std::string huge = line;
+  huge.replace(huge.find("n=16 "), 5, "n=4000000000000000000 ");
+  auto r = ParseRecordJson(huge);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("field 'key'"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("TFLOP/s, more than the limit of 1e+06"), std::string::npos)
+      << r.status().message();
+  // A big but possible batch (1e9 GB/s would need more) still passes.
+  std::string big = line;
+  big.replace(big.find("n=16 "), 5, "n=64 ");
+  EXPECT_TRUE(ParseRecordJson(big).ok());
+}
+
 TEST(RecordTest, JsonRoundTripIsExact) {
   auto contents = ReadRecordsJsonl(Fixture("h100_a.jsonl"));
   ASSERT_TRUE(contents.ok()) << contents.status().ToString();

@@ -68,13 +68,19 @@ struct DbStats {
 // `dlsim db stats --format json`; keeps nlohmann-json inside src/perfdb).
 std::string DbStatsToJson(const DbStats& stats);
 
+// The largest database file dlsim opens (4 GiB; the bundled ones are about
+// 20 MiB). Writes that would grow a database past it fail ("database or
+// disk is full") and their transaction is rolled back.
+inline constexpr int64_t kMaxPerfDbBytes = int64_t{4} << 30;
+
 // A connection to one database file. Movable, not copyable. All methods
 // return a Status naming the file on SQLite errors; none prints or throws.
 class PerfDb {
  public:
   // Opens `path`. Errors: the file is absent (kReadOnly), is not a SQLite
   // database or is corrupt, is a SQLite file without dlsim's schema, or has
-  // a schema version newer than kPerfDbSchemaVersion (both are named).
+  // a schema version newer than kPerfDbSchemaVersion (both are named), or
+  // is larger than kMaxPerfDbBytes.
   static Result<PerfDb> Open(const std::string& path, OpenMode mode);
 
   PerfDb(PerfDb&&) noexcept;

@@ -65,10 +65,17 @@ Result<MeasurementRecord> ParseRecordJson(const std::string& line);
 // The longest time a record may give (1000 s): no single kernel runs longer.
 inline constexpr double kMaxRecordMs = 1e6;
 
+// The fastest work rates a record may imply (its key's FLOPs and compulsory
+// bytes over median_ms): 1e6 TFLOP/s and 1e6 GB/s, hundreds of times any GPU.
+// Dims that each fit int64 can still describe 1e30 FLOP in 0.25 ms.
+inline constexpr double kMaxRecordFlopsPerS = 1e18;
+inline constexpr double kMaxRecordBytesPerS = 1e15;
+
 // Range checks of a record's numbers, on import and on reading a database:
 // times finite in [0, kMaxRecordMs]; with times (ok/noisy), reps >= 1,
 // min_ms <= max_ms and median_ms, p10_ms, p90_ms within [min_ms, max_ms];
-// workspace_bytes in [0, 1e15]. ParseError naming the field.
+// workspace_bytes in [0, 1e15]; the key's work over median_ms within
+// kMaxRecordFlopsPerS and kMaxRecordBytesPerS. ParseError naming the field.
 Status CheckRecordValues(const MeasurementRecord& record);
 
 // One JSON object on one line (no trailing newline), fields in the order of
