@@ -231,7 +231,17 @@ double LazyBooster::LogCorrection(const ParsedKey& key, const KeyFeatures& f,
     if (b.ok()) booster_ = *b;
   });
   if (booster_ == nullptr) return 0;
-  return booster_->Predict(encoder_.Encode(key, f, sm_count));
+  const std::vector<float> row = encoder_.Encode(key, f, sm_count);
+  std::string bytes(reinterpret_cast<const char*>(row.data()), row.size() * sizeof(float));
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = cache_.find(bytes);
+    if (it != cache_.end()) return it->second;
+  }
+  const double predicted = booster_->Predict(row);
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  cache_.emplace(std::move(bytes), predicted);
+  return predicted;
 }
 
 }  // namespace dlsim::perfdb_internal

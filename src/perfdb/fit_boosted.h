@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dlsim/kernel/key.h"
@@ -96,6 +97,10 @@ class LazyBooster {
   std::string saved_;
   mutable std::once_flag once_;
   mutable std::shared_ptr<Booster> booster_;
+  // Predictions by feature row (its bytes): a model repeats its layers, and
+  // one prediction costs tens of microseconds.
+  mutable std::mutex cache_mu_;
+  mutable std::unordered_map<std::string, double> cache_;
 };
 
 }  // namespace dlsim::perfdb_internal
