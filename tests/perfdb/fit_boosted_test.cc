@@ -13,6 +13,7 @@
 #include "dlsim/kernel/tiles.h"
 #include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/fit.h"
+#include "perfdb_test_util.h"
 
 namespace dlsim {
 namespace {
@@ -96,14 +97,7 @@ std::vector<MeasurementRecord> AlignmentRecords() {
         const KeyWork w = *WorkOfKey(Parse(key));
         const double seconds = (3e-6 + w.flops / 400e12 / WaveEfficiency(w.tiles, kSms) +
                                 w.bytes / 3e12) * (k % 8 == 0 ? 1.0 : 1.6);
-        MeasurementRecord r;
-        r.gpu_name = "Synthetic GPU";
-        r.gpu_sms = kSms;
-        r.key = key;
-        r.algo = "-";
-        r.status = "ok";
-        r.median_ms = seconds * 1e3;
-        records.push_back(r);
+        records.push_back(testing::SyntheticRecord(key, seconds, kSms));
       }
     }
   }

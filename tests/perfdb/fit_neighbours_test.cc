@@ -11,6 +11,7 @@
 
 #include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/fit.h"
+#include "perfdb_test_util.h"
 
 namespace dlsim {
 namespace {
@@ -20,14 +21,7 @@ constexpr double kT0 = 2e-6;
 constexpr double kSecPerByte = 1.0 / 3e12;
 
 MeasurementRecord Record(const std::string& key, double seconds) {
-  MeasurementRecord r;
-  r.gpu_name = "Synthetic GPU";
-  r.gpu_sms = kSms;
-  r.key = key;
-  r.algo = "-";
-  r.status = "ok";
-  r.median_ms = seconds * 1e3;
-  return r;
+  return testing::SyntheticRecord(key, seconds, kSms);
 }
 
 std::string CopyKey(const std::string& op, int64_t elems) {

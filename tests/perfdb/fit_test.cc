@@ -36,14 +36,7 @@ class Noise {
 };
 
 MeasurementRecord Record(const std::string& key, double seconds) {
-  MeasurementRecord r;
-  r.gpu_name = "Synthetic GPU";
-  r.gpu_sms = kSms;
-  r.key = key;
-  r.algo = "cublas_default";
-  r.status = "ok";
-  r.median_ms = seconds * 1e3;
-  return r;
+  return testing::SyntheticRecord(key, seconds, kSms, "cublas_default");
 }
 
 std::string GemmKey(int m, int n, int k) {

@@ -10,7 +10,22 @@
 #include <sstream>
 #include <string>
 
+#include "dlsim/perfdb/record.h"
+
 namespace dlsim::testing {
+
+// An ok record of `key` at `seconds` on a synthetic GPU of `sms` SMs.
+inline MeasurementRecord SyntheticRecord(const std::string& key, double seconds, int64_t sms,
+                                         const std::string& algo = "-") {
+  MeasurementRecord r;
+  r.gpu_name = "Synthetic GPU";
+  r.gpu_sms = sms;
+  r.key = key;
+  r.algo = algo;
+  r.status = "ok";
+  r.median_ms = seconds * 1e3;
+  return r;
+}
 
 inline std::string Fixture(const std::string& name) {
   return std::string(DLSIM_TEST_DATA_DIR) + "/perfdb/" + name;
