@@ -341,21 +341,17 @@ std::optional<double> FittedModels::PredictWith(const ParsedKey& key,
 
 namespace {
 
-// ln(measured / predicted) of one class's band keys, per correction.
-struct BandErrorsOfClass {
-  std::vector<double> neighbours;
-  std::vector<double> boosted;  // empty when the kind has no trees
-};
-
-// Per class name, the band keys priced by the models fitted on every other
-// record, with either correction.
-Result<std::map<std::string, BandErrorsOfClass>> BandErrors(
-    const std::vector<MeasurementRecord>& records, int64_t sm_count, const FitOptions& options) {
+// Per class name, ln(measured / predicted) of the band keys, priced by the
+// models fitted on every other record with the correction `fitted` (fitted on
+// every record) uses for the class.
+Result<std::map<std::string, std::vector<double>>> BandErrors(
+    const std::vector<MeasurementRecord>& records, int64_t sm_count, const FitOptions& options,
+    const FittedModels& fitted) {
   std::vector<MeasurementRecord> others;
   for (const MeasurementRecord& r : records) {
     if (options.band_keys.count(r.key) == 0) others.push_back(r);
   }
-  std::map<std::string, BandErrorsOfClass> errs;
+  std::map<std::string, std::vector<double>> errs;
   if (others.size() == records.size() || others.empty()) return errs;
   FitOptions plain = options;
   plain.band_keys.clear();
@@ -363,28 +359,23 @@ Result<std::map<std::string, BandErrorsOfClass>> BandErrors(
   DLSIM_ASSIGN_OR_RETURN(auto classes, CollectSamples(records, sm_count));
   for (const auto& [name, samples] : classes) {
     for (const Sample& s : samples) {
-      if (options.band_keys.count(s.key) == 0) continue;
-      std::optional<double> knn = without.PredictWith(s.parsed, FitCorrection::kNeighbours);
-      std::optional<double> trees = without.PredictWith(s.parsed, FitCorrection::kBoosted);
-      if (!knn || !(*knn > 0) || !trees || !(*trees > 0)) continue;
-      errs[name].neighbours.push_back(std::log(s.time_s / *knn));
-      if (without.HasTrees(s.parsed.kind)) errs[name].boosted.push_back(std::log(s.time_s / *trees));
+      const FitClassReport* m = fitted.Find(s.parsed.kind, s.parsed.math);
+      if (m == nullptr || options.band_keys.count(s.key) == 0) continue;
+      std::optional<double> predicted = without.PredictWith(s.parsed, m->correction);
+      if (predicted && *predicted > 0) errs[name].push_back(std::log(s.time_s / *predicted));
     }
   }
   return errs;
 }
 
-// The band of the class's correction from its band keys' errors.
-void ApplyBand(const BandErrorsOfClass& e, FitClassReport* m) {
-  const bool trees = m->correction == FitCorrection::kBoosted &&
-                     e.boosted.size() == e.neighbours.size();
-  const std::vector<double>& chosen = trees ? e.boosted : e.neighbours;
-  if (static_cast<int>(chosen.size()) < kMinBandKeys) return;
-  m->n_band = static_cast<int>(chosen.size());
-  m->band_log_p10 = Percentile(chosen, 0.1);
-  m->band_log_p90 = Percentile(chosen, 0.9);
+// The class's band from its band keys' errors (at least kMinBandKeys).
+void ApplyBand(const std::vector<double>& log_errs, FitClassReport* m) {
+  if (static_cast<int>(log_errs.size()) < kMinBandKeys) return;
+  m->n_band = static_cast<int>(log_errs.size());
+  m->band_log_p10 = Percentile(log_errs, 0.1);
+  m->band_log_p90 = Percentile(log_errs, 0.9);
   std::vector<double> rel;
-  for (double x : chosen) rel.push_back(std::fabs(std::exp(x) - 1));
+  for (double x : log_errs) rel.push_back(std::fabs(std::exp(x) - 1));
   m->band_median_rel_err = Percentile(rel, 0.5);
 }
 
@@ -393,10 +384,10 @@ void ApplyBand(const BandErrorsOfClass& e, FitClassReport* m) {
 Result<FittedModels> FitModels(const std::vector<MeasurementRecord>& records,
                                int64_t sm_count, const FitOptions& options) {
   if (!options.band_keys.empty()) {
-    DLSIM_ASSIGN_OR_RETURN(auto band, BandErrors(records, sm_count, options));
     FitOptions plain = options;
     plain.band_keys.clear();
     DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, sm_count, plain));
+    DLSIM_ASSIGN_OR_RETURN(auto band, BandErrors(records, sm_count, options, models));
     for (FitClassReport& m : models.report_.classes) {
       auto it = band.find(ClassName(m.kind, m.math));
       if (it != band.end()) ApplyBand(it->second, &m);

@@ -122,7 +122,6 @@ class FittedModels {
   // PredictSeconds with the given correction (the neighbours where the kind
   // has no trees).
   std::optional<double> PredictWith(const ParsedKey& key, FitCorrection correction) const;
-  bool HasTrees(KernelKind kind) const { return boosters_.count(KernelKindName(kind)) > 0; }
   // The model used for (kind, math), or nullptr.
   const FitClassReport* Find(KernelKind kind, const std::string& math) const;
 
