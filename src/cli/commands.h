@@ -20,6 +20,7 @@ void RegisterSweepCommand(CLI::App& app, int* exit_code);
 void RegisterAnalyzeCommand(CLI::App& app, int* exit_code);
 void RegisterCompareCommand(CLI::App& app, int* exit_code);
 void RegisterCommCommand(CLI::App& app, int* exit_code);
+void RegisterScaleCommand(CLI::App& app, int* exit_code);
 
 // Prints "dlsim: error: <message>" to stderr and returns the exit code for
 // the status (1 for user errors, 2 for internal ones).

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   dlsim::cli::RegisterAnalyzeCommand(app, &exit_code);
   dlsim::cli::RegisterCompareCommand(app, &exit_code);
   dlsim::cli::RegisterCommCommand(app, &exit_code);
+  dlsim::cli::RegisterScaleCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

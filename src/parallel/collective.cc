@@ -125,33 +125,57 @@ double BestAllReduce(int ranks, double bytes, const AlphaBeta& link, std::string
 }  // namespace
 
 CommTime CollectiveModel::AlphaBetaTime(Collective c, int gpus, double bytes) const {
-  CommTime t;
-  if (gpus <= 1) return CommTime{0, "none"};
-  const AlphaBeta intra = LinkAlphaBeta(node_.scale_up, node_.collective_launch_s);
   const int per_node = std::max(node_.gpus_per_node, 1);
-  if (gpus <= per_node || node_.nics_per_node == 0) {
-    return CommTime{RingTimeS(c, gpus, bytes, intra), "ring"};
-  }
+  if (gpus <= 1) return CommTime{0, "none"};
+  if (gpus <= per_node || node_.nics_per_node == 0) return HierarchicalTime(c, gpus, 1, bytes);
+  return HierarchicalTime(c, per_node, (gpus + per_node - 1) / per_node, bytes);
+}
+
+AlphaBeta CollectiveModel::NicShare() const {
+  AlphaBeta inter = LinkAlphaBeta(node_.nic, 0.0);  // one launch, counted inside
+  const int per_node = std::max(node_.gpus_per_node, 1);
+  inter.bw_bytes_per_s *= std::min(1.0, static_cast<double>(node_.nics_per_node) / per_node);
+  return inter;
+}
+
+CommTime CollectiveModel::HierarchicalTime(Collective c, int per_node, int nodes,
+                                           double bytes) const {
+  const AlphaBeta intra = LinkAlphaBeta(node_.scale_up, node_.collective_launch_s);
+  if (nodes <= 1) return CommTime{RingTimeS(c, per_node, bytes, intra), "ring"};
   // Across nodes: reduce-scatter inside each node, the collective across
   // nodes on each GPU's shard over its share of the NICs, all-gather inside.
-  const int nodes = (gpus + per_node - 1) / per_node;
-  AlphaBeta inter = LinkAlphaBeta(node_.nic, 0.0);  // one launch, counted inside
-  inter.bw_bytes_per_s *= std::min(1.0, static_cast<double>(node_.nics_per_node) / per_node);
+  AlphaBeta inter = NicShare();
+  if (per_node == 1) inter.launch_s = node_.collective_launch_s;
   const double shard = bytes / per_node;
   std::string inter_method;
-  double across = 0;
+  CommTime t;
   if (c == Collective::kAllReduce) {
-    across = BestAllReduce(nodes, shard, inter, &inter_method);
+    const double across = BestAllReduce(nodes, shard, inter, &inter_method);
     AlphaBeta intra_again = intra;  // the same collective: one launch
     intra_again.launch_s = 0;
     t.time_s = RingTimeS(Collective::kReduceScatter, per_node, bytes, intra) + across +
                RingTimeS(Collective::kAllGather, per_node, bytes, intra_again);
   } else {
-    across = RingTimeS(c, nodes, shard, inter);
-    t.time_s = RingTimeS(c, per_node, bytes, intra) + across;
+    t.time_s = RingTimeS(c, per_node, bytes, intra) + RingTimeS(c, nodes, shard, inter);
   }
   t.method = "hierarchical";
   return t;
+}
+
+CommTime CollectiveModel::GroupTime(Collective c, int ranks, int ranks_per_node,
+                                    double bytes) const {
+  if (ranks <= 1) return CommTime{0, "none"};
+  const int per_node = std::clamp(ranks_per_node, 1, ranks);
+  if (per_node == ranks || node_.nics_per_node == 0) return Time(c, ranks, bytes);
+  return HierarchicalTime(c, per_node, (ranks + per_node - 1) / per_node, bytes);
+}
+
+double CollectiveModel::SendTimeS(double bytes, bool across_nodes) const {
+  const AlphaBeta link = across_nodes && node_.nics_per_node > 0
+                             ? NicShare()
+                             : LinkAlphaBeta(node_.scale_up, 0.0);
+  if (link.bw_bytes_per_s <= 0) return 0;
+  return link.alpha_s + bytes / link.bw_bytes_per_s;
 }
 
 CommTime CollectiveModel::Time(Collective c, int gpus, double bytes) const {

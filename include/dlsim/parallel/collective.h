@@ -84,9 +84,22 @@ class CollectiveModel {
   CommTime Time(Collective c, int gpus, double bytes) const;
   // The alpha-beta estimate alone (what the table is compared against).
   CommTime AlphaBetaTime(Collective c, int gpus, double bytes) const;
+  // A collective over `ranks` GPUs of which `ranks_per_node` share each node
+  // (tensor-parallel groups inside a node, data-parallel groups across):
+  // Time() when the group fits one node, else hierarchical with each GPU on
+  // its share of the node's NICs (every GPU of a node sends at once, in its
+  // own group).
+  CommTime GroupTime(Collective c, int ranks, int ranks_per_node, double bytes) const;
+  // One point-to-point send (pipeline stages): the NVLink inside a node, a
+  // GPU's share of the NICs across nodes.
+  double SendTimeS(double bytes, bool across_nodes) const;
   const CollectiveTable& table() const { return table_; }
 
  private:
+  // `per_node` GPUs in each of `nodes` nodes.
+  CommTime HierarchicalTime(Collective c, int per_node, int nodes, double bytes) const;
+  AlphaBeta NicShare() const;  // one GPU's share of its node's NICs
+
   NodeSpec node_;
   CollectiveTable table_;
 };

@@ -1,0 +1,37 @@
+// The kernel calls one GPU runs for one microbatch of a tensor-parallel
+// transformer (docs/parallel.md, "Training at scale"): Megatron-LM's column
+// and row split of attention and the MLP over `tensor` GPUs, the token
+// dimension split as well with sequence parallelism. Keys as the ONNX
+// lowering writes them (docs/kernel-keys.md), so the same pricing applies.
+#ifndef DLSIM_DISTRIBUTED_TRANSFORMER_CALLS_H_
+#define DLSIM_DISTRIBUTED_TRANSFORMER_CALLS_H_
+
+#include <vector>
+
+#include "dlsim/kernel/kernel_call.h"
+#include "dlsim/machine/training_job.h"
+
+namespace dlsim {
+
+// Forward and backward calls of one piece of the model for one microbatch.
+// `recompute`: the forward calls that run again before the backward
+// (full: the whole layer; selective: attention's core when it is unfused).
+struct PassCalls {
+  std::vector<KernelCall> fwd;
+  std::vector<KernelCall> bwd;
+  std::vector<KernelCall> recompute;
+};
+
+// One transformer block on one tensor-parallel rank.
+PassCalls TransformerLayerCalls(const TransformerSpec& model, const ParallelPlan& plan);
+// The token and position embedding (first stage).
+PassCalls EmbeddingCalls(const TransformerSpec& model, const ParallelPlan& plan);
+// The final LayerNorm, the vocabulary-parallel head and the cross-entropy
+// loss (last stage).
+PassCalls HeadCalls(const TransformerSpec& model, const ParallelPlan& plan);
+// The fused Adam update of `params` parameters (one GPU's share).
+KernelCall OptimizerCall(double params);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_DISTRIBUTED_TRANSFORMER_CALLS_H_

@@ -1,0 +1,30 @@
+// Output of `dlsim scale` (docs/parallel.md): one parallel training step or
+// the layouts a search kept, as a table, JSON or CSV.
+#ifndef DLSIM_REPORT_PARALLEL_REPORT_H_
+#define DLSIM_REPORT_PARALLEL_REPORT_H_
+
+#include <ostream>
+#include <string>
+
+#include "dlsim/distributed/layout_search.h"
+
+namespace dlsim {
+
+struct ScaleReportContext {
+  std::string machine;      // the machine's name
+  double train_tokens = 0;  // > 0: days to train them
+};
+
+std::string ParallelStepToJson(const ParallelStepEstimate& est, const ScaleReportContext& ctx);
+void WriteParallelStepTable(std::ostream& out, const ParallelStepEstimate& est,
+                            const ScaleReportContext& ctx);
+std::string LayoutSearchToJson(const LayoutSearchResult& result, const ScaleReportContext& ctx);
+void WriteLayoutSearchTable(std::ostream& out, const LayoutSearchResult& result,
+                            const ScaleReportContext& ctx);
+// One row per layout (a single estimate is a search of one).
+void WriteLayoutCsv(std::ostream& out, const std::vector<ParallelStepEstimate>& layouts,
+                    const ScaleReportContext& ctx);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_REPORT_PARALLEL_REPORT_H_

@@ -1,0 +1,128 @@
+// dlsim scale JOB.yaml --machine M [plan overrides] [--search --gpus N]
+// One training step of a large transformer under tensor, pipeline and data
+// parallelism, or the fastest layouts on N GPUs (docs/parallel.md).
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "dlsim/distributed/layout_search.h"
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/machine/training_job_io.h"
+#include "dlsim/report/parallel_report.h"
+
+namespace dlsim::cli {
+namespace {
+
+struct ScaleArgs {
+  std::string job;
+  std::string machine = "h100";
+  int64_t tensor = 0, pipeline = 0, data = 0, virtual_stages = 0, microbatch = 0;
+  int64_t global_batch = 0, zero = -1, gpus = 0;
+  std::string recompute;
+  std::string sequence_parallel;  // "", "true", "false"
+  bool overlap_grad_reduce = false;
+  bool search = false;
+  int top = 10;
+  std::string format = "table";
+};
+
+// Command-line values replace the job file's.
+Status ApplyOverrides(const ScaleArgs& a, ParallelPlan* p) {
+  if (a.tensor > 0) p->tensor = a.tensor;
+  if (a.pipeline > 0) p->pipeline = a.pipeline;
+  if (a.data > 0) p->data = a.data;
+  if (a.virtual_stages > 0) p->virtual_stages = a.virtual_stages;
+  if (a.microbatch > 0) p->microbatch = a.microbatch;
+  if (a.global_batch > 0) p->global_batch = a.global_batch;
+  if (a.zero >= 0) p->zero_stage = static_cast<int>(a.zero);
+  if (!a.recompute.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(p->recompute, ParseRecompute(a.recompute));
+  }
+  if (!a.sequence_parallel.empty()) p->sequence_parallel = a.sequence_parallel == "true";
+  if (a.overlap_grad_reduce) p->overlap_grad_reduce = true;
+  return Status::Ok();
+}
+
+Status RunScale(const ScaleArgs& a) {
+  if (a.format != "table" && a.format != "json" && a.format != "csv") {
+    return InvalidArgument("--format must be table, json or csv, got '" + a.format + "'");
+  }
+  DLSIM_ASSIGN_OR_RETURN(TrainingJob job, LoadTrainingJob(a.job));
+  DLSIM_RETURN_IF_ERROR(ApplyOverrides(a, &job.plan));
+  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachineByName(a.machine));
+  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(machine));
+  DLSIM_ASSIGN_OR_RETURN(CollectiveModel comm, CollectiveModel::ForMachine(machine));
+  const ParallelStepModel model(cost, comm);
+  const ScaleReportContext ctx{machine.name, job.train_tokens};
+  std::ostringstream out;
+  if (a.search) {
+    LayoutSearchOptions o;
+    o.gpus = a.gpus > 0 ? a.gpus : job.plan.gpus();
+    o.global_batch = job.plan.global_batch;
+    o.keep = static_cast<size_t>(a.top);
+    DLSIM_ASSIGN_OR_RETURN(LayoutSearchResult r, SearchLayouts(model, job.model, job.plan, o));
+    if (r.best.empty()) {
+      return InvalidArgument(job.source_path + ": none of the " + std::to_string(r.evaluated) +
+                             " layouts of " + std::to_string(o.gpus) + " GPUs fits in " +
+                             machine.name + "'s memory");
+    }
+    if (a.format == "json") out << LayoutSearchToJson(r, ctx);
+    if (a.format == "csv") WriteLayoutCsv(out, r.best, ctx);
+    if (a.format == "table") WriteLayoutSearchTable(out, r, ctx);
+  } else {
+    if (a.gpus > 0 && a.gpus != job.plan.gpus()) {
+      return InvalidArgument("--gpus " + std::to_string(a.gpus) + " differs from tensor x pipeline"
+                             " x data = " + std::to_string(job.plan.gpus()) +
+                             "; give --search to choose a layout of that many GPUs");
+    }
+    auto est = model.Estimate(job.model, job.plan);
+    if (!est.ok()) return est.status().WithContext(job.source_path);
+    if (a.format == "json") out << ParallelStepToJson(*est, ctx);
+    if (a.format == "csv") WriteLayoutCsv(out, {*est}, ctx);
+    if (a.format == "table") WriteParallelStepTable(out, *est, ctx);
+    for (const std::string& w : est->warnings) ReportWarning(w);
+  }
+  std::cout << out.str();
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterScaleCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<ScaleArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "scale", "training step of a large transformer under tensor, pipeline and data "
+               "parallelism, or a search for the fastest layout (docs/parallel.md)");
+  cmd->add_option("job", a->job, "training job YAML (model and parallel sections)")->required();
+  cmd->add_option("--machine", a->machine, "machine YAML or bundled name")->capture_default_str();
+  cmd->add_option("--tensor", a->tensor, "tensor-parallel size")->check(CLI::PositiveNumber);
+  cmd->add_option("--pipeline", a->pipeline, "pipeline stages")->check(CLI::PositiveNumber);
+  cmd->add_option("--data", a->data, "data-parallel replicas")->check(CLI::PositiveNumber);
+  cmd->add_option("--virtual-stages", a->virtual_stages, "interleaved chunks per stage")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--microbatch", a->microbatch, "sequences per microbatch")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--global-batch", a->global_batch, "sequences per step")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--recompute", a->recompute, "none, selective or full")
+      ->check(CLI::IsMember({"none", "selective", "full"}));
+  cmd->add_option("--sequence-parallel", a->sequence_parallel, "true or false")
+      ->check(CLI::IsMember({"true", "false"}));
+  cmd->add_option("--zero", a->zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
+  cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce,
+                "overlap the data-parallel gradient reduction with the backward");
+  cmd->add_flag("--search", a->search, "search the layouts of --gpus GPUs");
+  cmd->add_option("--gpus", a->gpus, "GPUs to lay out (with --search)")->check(CLI::PositiveNumber);
+  cmd->add_option("--top", a->top, "layouts to list (with --search)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--format", a->format, "table, json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  cmd->callback([a, exit_code] {
+    Status s = RunScale(*a);
+    if (!s.ok()) *exit_code = ReportError(s);
+  });
+}
+
+}  // namespace dlsim::cli

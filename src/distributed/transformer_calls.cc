@@ -1,0 +1,234 @@
+// Kernel calls of a tensor-parallel GPT block (transformer_calls.h).
+#include "dlsim/distributed/transformer_calls.h"
+
+#include <string>
+#include <utility>
+
+#include "dlsim/kernel/work.h"
+
+namespace dlsim {
+
+namespace {
+
+struct CallFactory {
+  DType dtype;
+  MathMode gemm_math;
+  const char* phase = "fwd";
+
+  KernelCall Make(KernelKind kind, const char* library_call, KeyParamList params,
+                  MathMode math) const {
+    KernelCall c;
+    c.kind = kind;
+    c.library_call = library_call;
+    c.phase = phase;
+    c.dtype = dtype;
+    c.math = math;
+    c.params = std::move(params);
+    auto work = WorkOfKey(KeyOf(c));
+    DLSIM_CHECK(work.ok());  // shapes here are positive by ValidatePlan
+    c.flops = work->flops;
+    c.bytes_read = work->bytes;
+    return c;
+  }
+  static std::string N(int64_t v) { return std::to_string(v); }
+
+  KernelCall Gemm(int64_t m, int64_t n, int64_t k, bool ta, bool tb) const {
+    return Make(KernelKind::kGemm, "cublasGemmEx",
+                {{"m", N(m)}, {"n", N(n)}, {"k", N(k)}, {"trans_a", ta ? "1" : "0"},
+                 {"trans_b", tb ? "1" : "0"}},
+                gemm_math);
+  }
+  KernelCall Batched(int64_t batch, int64_t m, int64_t n, int64_t k, bool ta, bool tb) const {
+    return Make(KernelKind::kBatchedGemm, "cublasGemmStridedBatchedEx",
+                {{"batch", N(batch)}, {"m", N(m)}, {"n", N(n)}, {"k", N(k)},
+                 {"trans_a", ta ? "1" : "0"}, {"trans_b", tb ? "1" : "0"}},
+                gemm_math);
+  }
+  KernelCall Rows(KernelKind kind, const char* lib, int64_t rows, int64_t cols) const {
+    return Make(kind, lib, {{"rows", N(rows)}, {"cols", N(cols)}}, MathMode::kFp32);
+  }
+  KernelCall Pointwise(const char* op, int64_t elems, int64_t arity) const {
+    return Make(KernelKind::kElementwise, op, {{"op", op}, {"elems", N(elems)}, {"arity", N(arity)}},
+                MathMode::kFp32);
+  }
+  KernelCall Copy(const char* op, int64_t elems) const {
+    return Make(KernelKind::kCopy, op, {{"op", op}, {"elems", N(elems)}}, MathMode::kFp32);
+  }
+  KernelCall Reduce(const char* op, int64_t rows, int64_t cols) const {
+    return Make(KernelKind::kReduction, op, {{"op", op}, {"rows", N(rows)}, {"cols", N(cols)}},
+                MathMode::kFp32);
+  }
+  KernelCall Attention(KernelKind kind, const char* lib, int64_t batch, int64_t heads, int64_t seq,
+                       int64_t head_dim) const {
+    return Make(kind, lib,
+                {{"batch", N(batch)}, {"heads", N(heads)}, {"seq_q", N(seq)}, {"seq_k", N(seq)},
+                 {"head_dim", N(head_dim)}, {"mask", "1"}},
+                gemm_math);
+  }
+};
+
+CallFactory Factory(const ParallelPlan& plan, const char* phase) {
+  CallFactory f;
+  f.dtype = plan.dtype;
+  f.gemm_math = plan.dtype == DType::kFloat16 ? MathMode::kFp16 : MathMode::kBf16;
+  f.phase = phase;
+  return f;
+}
+
+// A linear layer y[m,n] = x[m,k] W[k,n]: its backward (dgrad, wgrad) and
+// the bias gradient (a column sum).
+void LinearBackward(const CallFactory& f, int64_t m, int64_t n, int64_t k, PassCalls* out) {
+  out->bwd.push_back(f.Gemm(m, k, n, false, true));
+  out->bwd.push_back(f.Gemm(k, n, m, true, false));
+  out->bwd.push_back(f.Reduce("sum", n, m));
+}
+
+struct LayerDims {
+  int64_t tokens;     // b s: rows of the tensor-parallel GEMMs
+  int64_t ln_tokens;  // rows of the LayerNorm / dropout regions (/t with SP)
+  int64_t h, qkv, ffn_in, ffn, heads, head_dim, batch_heads, seq;
+};
+
+LayerDims DimsOf(const TransformerSpec& m, const ParallelPlan& p) {
+  LayerDims d;
+  const int64_t t = p.tensor;
+  d.tokens = p.microbatch * m.seq_len;
+  d.ln_tokens = p.sequence_parallel ? (d.tokens + t - 1) / t : d.tokens;
+  d.h = m.hidden;
+  d.head_dim = m.head_dim();
+  d.qkv = (m.hidden + 2 * m.kv_heads * d.head_dim) / t;
+  d.ffn = m.ffn_hidden / t;
+  d.ffn_in = (m.gated_ffn ? 2 : 1) * d.ffn;
+  d.heads = m.heads / t;
+  d.batch_heads = p.microbatch * d.heads;
+  d.seq = m.seq_len;
+  return d;
+}
+
+// Attention's core: flash kernel, or QK^T, scale-mask-softmax, dropout, PV.
+std::vector<KernelCall> CoreAttentionFwd(const CallFactory& f, const TransformerSpec& m,
+                                         const ParallelPlan& p, const LayerDims& d) {
+  if (m.attention == AttentionImpl::kFlash) {
+    return {f.Attention(KernelKind::kAttentionFwd, "flash_attention", p.microbatch, d.heads, d.seq,
+                        d.head_dim)};
+  }
+  const int64_t scores = d.batch_heads * d.seq * d.seq;
+  return {f.Batched(d.batch_heads, d.seq, d.seq, d.head_dim, false, true),
+          f.Rows(KernelKind::kSoftmaxFwd, "scaled_masked_softmax", d.batch_heads * d.seq, d.seq),
+          f.Pointwise("dropout", scores, 1),
+          f.Batched(d.batch_heads, d.seq, d.head_dim, d.seq, false, false)};
+}
+
+void CoreAttentionBwd(const CallFactory& f, const TransformerSpec& m, const ParallelPlan& p,
+                      const LayerDims& d, PassCalls* out) {
+  if (m.attention == AttentionImpl::kFlash) {
+    out->bwd.push_back(f.Attention(KernelKind::kAttentionBwd, "flash_attention_backward",
+                                   p.microbatch, d.heads, d.seq, d.head_dim));
+    return;
+  }
+  const int64_t scores = d.batch_heads * d.seq * d.seq;
+  out->bwd.push_back(f.Batched(d.batch_heads, d.seq, d.seq, d.head_dim, false, true));   // dP
+  out->bwd.push_back(f.Batched(d.batch_heads, d.seq, d.head_dim, d.seq, true, false));   // dV
+  out->bwd.push_back(f.Pointwise("dropout_grad", scores, 2));
+  out->bwd.push_back(
+      f.Rows(KernelKind::kSoftmaxBwd, "scaled_masked_softmax_backward", d.batch_heads * d.seq, d.seq));
+  out->bwd.push_back(f.Batched(d.batch_heads, d.seq, d.head_dim, d.seq, false, false));  // dQ
+  out->bwd.push_back(f.Batched(d.batch_heads, d.seq, d.head_dim, d.seq, true, false));   // dK
+}
+
+}  // namespace
+
+PassCalls TransformerLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
+  const LayerDims d = DimsOf(m, p);
+  const CallFactory f = Factory(p, "fwd");
+  const CallFactory b = Factory(p, "bwd");
+  PassCalls out;
+  // Forward: LN, QKV, core attention, proj, bias-dropout-add, LN, MLP, bias-dropout-add.
+  out.fwd.push_back(f.Rows(KernelKind::kLayerNormFwd, "layer_norm", d.ln_tokens, d.h));
+  out.fwd.push_back(f.Gemm(d.tokens, d.qkv, d.h, false, false));
+  const std::vector<KernelCall> core = CoreAttentionFwd(f, m, p, d);
+  out.fwd.insert(out.fwd.end(), core.begin(), core.end());
+  out.fwd.push_back(f.Gemm(d.tokens, d.h, d.heads * d.head_dim, false, false));
+  out.fwd.push_back(f.Pointwise("bias_dropout_add", d.ln_tokens * d.h, 3));
+  out.fwd.push_back(f.Rows(KernelKind::kLayerNormFwd, "layer_norm", d.ln_tokens, d.h));
+  out.fwd.push_back(f.Gemm(d.tokens, d.ffn_in, d.h, false, false));
+  out.fwd.push_back(m.gated_ffn ? f.Pointwise("silu_mul", d.tokens * d.ffn, 2)
+                                : f.Pointwise("bias_gelu", d.tokens * d.ffn, 2));
+  out.fwd.push_back(f.Gemm(d.tokens, d.h, d.ffn, false, false));
+  out.fwd.push_back(f.Pointwise("bias_dropout_add", d.ln_tokens * d.h, 3));
+
+  // Backward, in reverse.
+  out.bwd.push_back(b.Pointwise("dropout_grad", d.ln_tokens * d.h, 2));
+  LinearBackward(b, d.tokens, d.h, d.ffn, &out);
+  out.bwd.push_back(m.gated_ffn ? b.Pointwise("silu_mul_grad", d.tokens * d.ffn, 3)
+                                : b.Pointwise("bias_gelu_grad", d.tokens * d.ffn, 2));
+  LinearBackward(b, d.tokens, d.ffn_in, d.h, &out);
+  out.bwd.push_back(b.Rows(KernelKind::kLayerNormBwd, "layer_norm_backward", d.ln_tokens, d.h));
+  out.bwd.push_back(b.Pointwise("add", d.ln_tokens * d.h, 2));  // residual gradient
+  out.bwd.push_back(b.Pointwise("dropout_grad", d.ln_tokens * d.h, 2));
+  LinearBackward(b, d.tokens, d.h, d.heads * d.head_dim, &out);
+  CoreAttentionBwd(b, m, p, d, &out);
+  LinearBackward(b, d.tokens, d.qkv, d.h, &out);
+  out.bwd.push_back(b.Rows(KernelKind::kLayerNormBwd, "layer_norm_backward", d.ln_tokens, d.h));
+  out.bwd.push_back(b.Pointwise("add", d.ln_tokens * d.h, 2));
+
+  if (p.recompute == Recompute::kFull) {
+    out.recompute = out.fwd;
+  } else if (p.recompute == Recompute::kSelective && m.attention == AttentionImpl::kUnfused) {
+    out.recompute = core;
+  }
+  for (KernelCall& c : out.recompute) c.phase = "bwd";
+  return out;
+}
+
+PassCalls EmbeddingCalls(const TransformerSpec& m, const ParallelPlan& p) {
+  const CallFactory f = Factory(p, "fwd");
+  const CallFactory b = Factory(p, "bwd");
+  const int64_t tokens = p.microbatch * m.seq_len;
+  const int64_t ln_tokens = p.sequence_parallel ? tokens / p.tensor : tokens;
+  PassCalls out;
+  out.fwd.push_back(f.Copy("gather", tokens * m.hidden));
+  if (!m.gated_ffn) out.fwd.push_back(f.Pointwise("add", tokens * m.hidden, 2));  // positions
+  out.fwd.push_back(f.Pointwise("dropout", ln_tokens * m.hidden, 1));
+  out.bwd.push_back(b.Pointwise("dropout_grad", ln_tokens * m.hidden, 2));
+  out.bwd.push_back(b.Pointwise("embedding_grad", tokens * m.hidden, 2));  // scatter-add
+  return out;
+}
+
+PassCalls HeadCalls(const TransformerSpec& m, const ParallelPlan& p) {
+  const CallFactory f = Factory(p, "fwd");
+  const CallFactory b = Factory(p, "bwd");
+  const int64_t tokens = p.microbatch * m.seq_len;
+  const int64_t ln_tokens = p.sequence_parallel ? tokens / p.tensor : tokens;
+  const int64_t vocab = (m.vocab + p.tensor - 1) / p.tensor;
+  PassCalls out;
+  out.fwd.push_back(f.Rows(KernelKind::kLayerNormFwd, "layer_norm", ln_tokens, m.hidden));
+  out.fwd.push_back(f.Gemm(tokens, vocab, m.hidden, false, false));
+  // Vocabulary-parallel cross-entropy: the logits in fp32, max, exp-sum.
+  out.fwd.push_back(f.Copy("cast", tokens * vocab));
+  out.fwd.push_back(f.Rows(KernelKind::kSoftmaxFwd, "cross_entropy", tokens, vocab));
+  out.bwd.push_back(b.Pointwise("cross_entropy_grad", tokens * vocab, 2));
+  out.bwd.push_back(b.Gemm(tokens, m.hidden, vocab, false, true));
+  out.bwd.push_back(b.Gemm(m.hidden, vocab, tokens, true, false));
+  out.bwd.push_back(b.Rows(KernelKind::kLayerNormBwd, "layer_norm_backward", ln_tokens, m.hidden));
+  return out;
+}
+
+KernelCall OptimizerCall(double params) {
+  KernelCall call;
+  call.kind = KernelKind::kOptimizer;
+  call.library_call = "optimizer_adam";
+  call.phase = "optim";
+  call.dtype = DType::kFloat32;
+  call.math = MathMode::kFp32;
+  const int64_t n = static_cast<int64_t>(params);
+  call.AddParam("op", "adam");
+  call.AddParam("params", n);
+  call.AddParam("fused", 1);
+  call.bytes_read = 16.0 * n;    // w, g, m, v in fp32
+  call.bytes_written = 12.0 * n + 2.0 * n;  // w, m, v, and the bf16 copy of w
+  call.flops = 12.0 * n;
+  return call;
+}
+
+}  // namespace dlsim

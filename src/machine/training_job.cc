@@ -1,0 +1,120 @@
+// TransformerSpec and ParallelPlan: sizes and checks (training_job.h).
+#include "dlsim/machine/training_job.h"
+
+#include <string>
+
+namespace dlsim {
+
+const char* AttentionImplName(AttentionImpl impl) {
+  return impl == AttentionImpl::kFlash ? "flash" : "unfused";
+}
+
+Result<AttentionImpl> ParseAttentionImpl(const std::string& name) {
+  if (name == "flash") return AttentionImpl::kFlash;
+  if (name == "unfused") return AttentionImpl::kUnfused;
+  return InvalidArgument("attention must be flash or unfused, got '" + name + "'");
+}
+
+const char* RecomputeName(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+
+Result<Recompute> ParseRecompute(const std::string& name) {
+  if (name == "none") return Recompute::kNone;
+  if (name == "selective") return Recompute::kSelective;
+  if (name == "full") return Recompute::kFull;
+  return InvalidArgument("recompute must be none, selective or full, got '" + name + "'");
+}
+
+double TransformerSpec::LayerParams() const {
+  const double h = static_cast<double>(hidden);
+  const double kv = static_cast<double>(kv_heads) * head_dim();
+  const double qkv = h * (h + 2 * kv) + (h + 2 * kv);
+  const double proj = h * h + h;
+  const double ffn_in = (gated_ffn ? 2.0 : 1.0) * (h * ffn_hidden + ffn_hidden);
+  const double ffn_out = static_cast<double>(ffn_hidden) * h + h;
+  return qkv + proj + ffn_in + ffn_out + 4 * h;  // two LayerNorms
+}
+
+double TransformerSpec::EmbeddingParams() const {
+  const double h = static_cast<double>(hidden);
+  const double positions = gated_ffn ? 0.0 : static_cast<double>(seq_len) * h;  // rotary: none
+  return static_cast<double>(vocab) * h + positions;
+}
+
+double TransformerSpec::Params() const {
+  const double head = tied_embeddings ? 0.0 : static_cast<double>(vocab) * hidden;
+  return layers * LayerParams() + EmbeddingParams() + head + 2.0 * hidden;
+}
+
+namespace {
+
+Status Need(bool ok, const std::string& field, const std::string& what) {
+  return ok ? Status::Ok() : InvalidArgument(field + ": " + what);
+}
+
+}  // namespace
+
+Status ValidateTransformer(const TransformerSpec& s) {
+  const std::pair<const char*, int64_t> sizes[] = {
+      {"model.layers", s.layers}, {"model.hidden", s.hidden},     {"model.heads", s.heads},
+      {"model.kv_heads", s.kv_heads}, {"model.ffn_hidden", s.ffn_hidden},
+      {"model.vocab", s.vocab},   {"model.seq_len", s.seq_len}};
+  for (const auto& [field, v] : sizes) {
+    DLSIM_RETURN_IF_ERROR(Need(v > 0, field, "must be a positive integer, got " + std::to_string(v)));
+  }
+  DLSIM_RETURN_IF_ERROR(Need(s.hidden % s.heads == 0, "model.heads",
+                             std::to_string(s.heads) + " heads do not divide hidden " +
+                                 std::to_string(s.hidden)));
+  return Need(s.heads % s.kv_heads == 0, "model.kv_heads",
+              std::to_string(s.kv_heads) + " key/value heads do not divide " +
+                  std::to_string(s.heads) + " heads");
+}
+
+Status ValidatePlan(const TransformerSpec& s, const ParallelPlan& p) {
+  const std::pair<const char*, int64_t> sizes[] = {
+      {"parallel.tensor", p.tensor},       {"parallel.pipeline", p.pipeline},
+      {"parallel.data", p.data},           {"parallel.virtual_stages", p.virtual_stages},
+      {"parallel.microbatch", p.microbatch}, {"parallel.global_batch", p.global_batch}};
+  for (const auto& [field, v] : sizes) {
+    DLSIM_RETURN_IF_ERROR(Need(v > 0, field, "must be a positive integer, got " + std::to_string(v)));
+  }
+  const std::string t = std::to_string(p.tensor);
+  DLSIM_RETURN_IF_ERROR(Need(s.heads % p.tensor == 0 && s.kv_heads % p.tensor == 0,
+                             "parallel.tensor", "tensor parallelism " + t +
+                                 " must divide the heads (" + std::to_string(s.heads) +
+                                 ") and key/value heads (" + std::to_string(s.kv_heads) + ")"));
+  DLSIM_RETURN_IF_ERROR(Need(s.ffn_hidden % p.tensor == 0, "parallel.tensor",
+                             "tensor parallelism " + t + " must divide ffn_hidden " +
+                                 std::to_string(s.ffn_hidden)));
+  const int64_t chunks = p.pipeline * p.virtual_stages;
+  DLSIM_RETURN_IF_ERROR(Need(s.layers % chunks == 0, "parallel.pipeline",
+                             std::to_string(s.layers) + " layers do not split into " +
+                                 std::to_string(p.pipeline) + " stages x " +
+                                 std::to_string(p.virtual_stages) + " virtual stages"));
+  DLSIM_RETURN_IF_ERROR(Need(p.global_batch % (p.microbatch * p.data) == 0, "parallel.global_batch",
+                             "global batch " + std::to_string(p.global_batch) +
+                                 " is not a multiple of microbatch x data parallelism (" +
+                                 std::to_string(p.microbatch * p.data) + ")"));
+  DLSIM_RETURN_IF_ERROR(Need(p.virtual_stages == 1 || p.microbatches() % p.pipeline == 0,
+                             "parallel.virtual_stages",
+                             "the interleaved schedule needs the microbatches (" +
+                                 std::to_string(p.microbatches()) +
+                                 ") to be a multiple of the pipeline stages"));
+  DLSIM_RETURN_IF_ERROR(Need(p.virtual_stages == 1 || p.pipeline > 1, "parallel.virtual_stages",
+                             "virtual stages need pipeline parallelism"));
+  DLSIM_RETURN_IF_ERROR(Need(p.zero_stage >= 0 && p.zero_stage <= 3, "parallel.zero",
+                             "must be 0, 1, 2 or 3, got " + std::to_string(p.zero_stage)));
+  DLSIM_RETURN_IF_ERROR(Need(!(p.zero_stage >= 2 && p.pipeline > 1), "parallel.zero",
+                             "ZeRO stage 2 and 3 shard gradients that the pipeline accumulates "
+                             "over microbatches; use 0 or 1 with pipeline parallelism"));
+  return Need(p.dtype == DType::kBFloat16 || p.dtype == DType::kFloat16, "parallel.dtype",
+              "must be bf16 or fp16 (mixed precision)");
+}
+
+}  // namespace dlsim
