@@ -206,6 +206,46 @@ def check_run_config(r, W, out):
                   f"{rec['params_per_rank']}", flush=True)
 
 
+def check_worker_loop(r, W, out):
+    """mt.worker itself on gloo: an ok TP+SP config, a config that fails on every
+    rank (DDP with device_ids on CPU), an ok PP config; then all skipped by budget."""
+    import json
+    import time
+    from megatron_suite import CONFIGS
+    dist.barrier()
+    real_init = dist.init_process_group
+    dist.init_process_group = lambda backend, **kw: None  # already initialised (gloo)
+    dist.destroy_process_group, real_destroy = (lambda *a: None), dist.destroy_process_group
+    torch.cuda.set_device = lambda *a: None
+    torch.cuda.get_device_name = lambda *a: "cpu"
+    torch.cuda.device_count = lambda: 0
+
+    class _Props:
+        total_memory = 0
+    torch.cuda.get_device_properties = lambda *a: _Props()
+    by = {c["name"]: c for c in CONFIGS}
+    names = [f"tp{W}_sp_1.3b", f"ddp{W}_1.3b", "pp2_mb2x8_1.3b" if W == 2 else "pp4_mb1x16_1.3b"]
+    cfgs = [dict(by[n], prof=False) for n in names]
+    args = dict(warmup=1, steps=2, profile_steps=0, out=out, nccl_timeout=60)
+    if r == 0 and os.path.exists(out):
+        os.remove(out)
+    dist.barrier()
+    try:
+        mt.worker(r, W, cfgs, args, time.time() + 600)
+        mt.worker(r, W, cfgs[:1], args, time.time() - 1)
+    finally:
+        dist.init_process_group, dist.destroy_process_group = real_init, real_destroy
+    dist.barrier()
+    if r == 0:
+        recs = [json.loads(line) for line in open(out)]
+        got = [(x["name"], x["status"]) for x in recs]
+        want = [("_env", "env"), (names[0], "ok"), (names[1], "error"), (names[2], "ok"),
+                ("_env", "env"), (names[0], "skipped")]
+        assert got == want, got
+        assert recs[2]["failed_ranks"] == list(range(W)), recs[2]
+        print(f"ok worker loop on {W}: {got[1:4]}, then skipped by budget", flush=True)
+
+
 def worker(r, W, port):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=r, world_size=W)
@@ -217,6 +257,7 @@ def worker(r, W, port):
         check_pp(r, W, M=2 * W, mbs=2, recompute=False)
         check_pp(r, W, M=W + 1, mbs=1, recompute=True)
         check_run_config(r, W, os.devnull)
+        check_worker_loop(r, W, f"/tmp/check_megatron_cpu_{W}.jsonl")
     except Exception:
         traceback.print_exc()
         raise

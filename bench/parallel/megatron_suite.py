@@ -253,6 +253,13 @@ def main():
         if world > have:
             print(f"# skipping {world}-GPU configs: only {have} GPUs", flush=True)
             continue
+        if time.time() >= deadline:
+            with open(args.out, "a") as f:
+                for c in group:
+                    f.write(json.dumps(dict(name=c["name"], status="skipped", gpus=world,
+                                            error="--max-seconds budget spent")) + "\n")
+            print(f"# {world}-GPU configs skipped: budget spent", flush=True)
+            continue
         before = file_size(args.out)
         os.environ["MASTER_ADDR"] = "127.0.0.1"
         os.environ["MASTER_PORT"] = str(args.port + world)
