@@ -269,7 +269,7 @@ def main():
             mp.spawn(megatron_torch.worker, args=(world, group, vars(args), deadline),
                      nprocs=world, join=True)
         except Exception as e:  # a crashed or timed-out worker ends this group only
-            launch_err = f"{type(e).__name__}: {e}"[:2000]
+            launch_err = f"{type(e).__name__}: {e}"[-2000:]  # the cause is at the end
             print(f"# {world}-GPU group failed: {launch_err}", flush=True)
         done = written_names(args.out, before)
         with open(args.out, "a") as f:
