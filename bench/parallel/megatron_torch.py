@@ -460,6 +460,8 @@ def build_and_step(cfg, ctx, args):
     torch.manual_seed(1234 + r)
 
     if P > 1:
+        if P != ctx.world or t != 1 or dp != 1:
+            raise ValueError("pipeline configs are pp = gpus, tp = dp = 1")
         par = Par()
         n = mi["layers"] // P
         model = GPT(mi, par, rc, n, first=(r == 0), last=(r == P - 1))
