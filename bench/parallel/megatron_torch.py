@@ -544,12 +544,13 @@ def profile_step(step, n):
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
         name = e.name
+        us = e.device_time or e.time_range.elapsed_us()  # the same for a kernel event
         if "nccl" in name.lower():
-            nccl += e.device_time
+            nccl += us
         elif "Memcpy" in name or "Memset" in name:
-            mem += e.device_time
+            mem += us
         else:
-            comp += e.device_time
+            comp += us
     return [comp / 1e3 / n, nccl / 1e3 / n, mem / 1e3 / n]
 
 
