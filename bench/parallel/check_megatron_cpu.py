@@ -12,7 +12,8 @@ It stubs what CPU torch lacks (torch.cuda.*, scaled_dot_product_attention on
 torch < 2.0, all_gather_into_tensor / reduce_scatter_tensor on gloo). It does
 not exercise NCCL, flash attention, autocast, DDP, FSDP or the profiler.
 
-Usage: python3 bench/parallel/check_megatron_cpu.py   (any torch >= 1.13)
+Usage: python3 bench/parallel/check_megatron_cpu.py   (any torch >= 1.13; on the
+Debian dev machine: apt-get install python3-torch, then /usr/bin/python3; ~1 min)
 """
 import math
 import os
