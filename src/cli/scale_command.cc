@@ -43,6 +43,29 @@ Status ApplyOverrides(const ScaleArgs& a, ParallelPlan* p) {
   return Status::Ok();
 }
 
+// The search's dimensions: what the command line gives is pinned, the rest
+// is searched (the job file's layout is not a constraint).
+Result<LayoutSearchOptions> SearchOptions(const ScaleArgs& a, const TrainingJob& job) {
+  LayoutSearchOptions o;
+  o.gpus = a.gpus > 0 ? a.gpus : job.plan.gpus();
+  o.global_batch = job.plan.global_batch;
+  o.keep = static_cast<size_t>(a.top);
+  if (a.tensor > 0) o.tensors = {a.tensor};
+  if (a.pipeline > 0) o.pipelines = {a.pipeline};
+  if (a.data > 0) {
+    return InvalidArgument("--data is the GPUs left over by --search: give --gpus instead");
+  }
+  if (a.microbatch > 0) o.microbatches = {a.microbatch};
+  if (a.virtual_stages > 0) o.virtual_stages = {a.virtual_stages};
+  if (!a.recompute.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(Recompute r, ParseRecompute(a.recompute));
+    o.recomputes = {r};
+  }
+  if (!a.sequence_parallel.empty()) o.sequence_parallel = {a.sequence_parallel == "true"};
+  if (a.zero >= 0) o.zero_stages = {static_cast<int>(a.zero)};
+  return o;
+}
+
 Status RunScale(const ScaleArgs& a) {
   if (a.format != "table" && a.format != "json" && a.format != "csv") {
     return InvalidArgument("--format must be table, json or csv, got '" + a.format + "'");
@@ -56,10 +79,7 @@ Status RunScale(const ScaleArgs& a) {
   const ScaleReportContext ctx{machine.name, job.train_tokens};
   std::ostringstream out;
   if (a.search) {
-    LayoutSearchOptions o;
-    o.gpus = a.gpus > 0 ? a.gpus : job.plan.gpus();
-    o.global_batch = job.plan.global_batch;
-    o.keep = static_cast<size_t>(a.top);
+    DLSIM_ASSIGN_OR_RETURN(LayoutSearchOptions o, SearchOptions(a, job));
     DLSIM_ASSIGN_OR_RETURN(LayoutSearchResult r, SearchLayouts(model, job.model, job.plan, o));
     if (r.best.empty()) {
       return InvalidArgument(job.source_path + ": none of the " + std::to_string(r.evaluated) +
@@ -111,7 +131,8 @@ void RegisterScaleCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--zero", a->zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
   cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce,
                 "overlap the data-parallel gradient reduction with the backward");
-  cmd->add_flag("--search", a->search, "search the layouts of --gpus GPUs");
+  cmd->add_flag("--search", a->search,
+                "search the layouts of --gpus GPUs; layout options given are kept fixed");
   cmd->add_option("--gpus", a->gpus, "GPUs to lay out (with --search)")->check(CLI::PositiveNumber);
   cmd->add_option("--top", a->top, "layouts to list (with --search)")
       ->check(CLI::Range(1, 1000))

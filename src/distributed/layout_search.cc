@@ -7,12 +7,22 @@ namespace dlsim {
 
 namespace {
 
-std::vector<int64_t> TensorSizes(const TransformerSpec& m, int64_t gpus, int per_node) {
+std::vector<int64_t> TensorSizes(const TransformerSpec& m, const LayoutSearchOptions& o) {
+  if (!o.tensors.empty()) return o.tensors;
   std::vector<int64_t> out;
-  for (int64_t t = 1; t <= std::min<int64_t>(per_node, gpus); t *= 2) {
-    if (gpus % t == 0 && m.heads % t == 0 && m.kv_heads % t == 0 && m.ffn_hidden % t == 0) {
+  for (int64_t t = 1; t <= std::min<int64_t>(8, o.gpus); t *= 2) {
+    if (o.gpus % t == 0 && m.heads % t == 0 && m.kv_heads % t == 0 && m.ffn_hidden % t == 0) {
       out.push_back(t);
     }
+  }
+  return out;
+}
+
+std::vector<int64_t> PipelineSizes(const TransformerSpec& m, const LayoutSearchOptions& o) {
+  if (!o.pipelines.empty()) return o.pipelines;
+  std::vector<int64_t> out;
+  for (int64_t pp = 1; pp <= m.layers && pp <= o.gpus; ++pp) {
+    if (m.layers % pp == 0) out.push_back(pp);
   }
   return out;
 }
@@ -28,22 +38,22 @@ Result<LayoutSearchResult> SearchLayouts(const ParallelStepModel& model,
                                          const LayoutSearchOptions& o) {
   DLSIM_RETURN_IF_ERROR(ValidateTransformer(m));
   if (o.gpus < 1) return InvalidArgument("--gpus must be a positive integer");
-  const int per_node = 8;  // tensor groups stay inside a node; Estimate checks the machine's
   LayoutSearchResult result;
   ParallelPlan p = base;
   p.global_batch = o.global_batch;
-  for (int64_t t : TensorSizes(m, o.gpus, per_node)) {
-    for (int64_t pp = 1; pp <= m.layers && t * pp <= o.gpus; ++pp) {
-      if (m.layers % pp != 0 || o.gpus % (t * pp) != 0) continue;
+  const std::vector<int64_t> pipelines = PipelineSizes(m, o);
+  for (int64_t t : TensorSizes(m, o)) {  // Estimate refuses groups wider than a node
+    for (int64_t pp : pipelines) {
+      if (o.gpus % (t * pp) != 0) continue;
       const int64_t dp = o.gpus / (t * pp);
       for (int64_t mb : o.microbatches) {
         if (o.global_batch % (mb * dp) != 0) continue;
         for (int64_t v : o.virtual_stages) {
           if (v > 1 && (pp == 1 || m.layers % (pp * v) != 0)) continue;
-          for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-            for (bool sp : {false, true}) {
+          for (Recompute rc : o.recomputes) {
+            for (bool sp : o.sequence_parallel) {
               if (sp && t == 1) continue;
-              for (int zero : {0, 1, 3}) {
+              for (int zero : o.zero_stages) {
                 if ((zero > 0 && dp == 1) || (zero == 3 && pp > 1)) continue;
                 p.tensor = t, p.pipeline = pp, p.data = dp, p.microbatch = mb;
                 p.virtual_stages = v, p.recompute = rc, p.sequence_parallel = sp;

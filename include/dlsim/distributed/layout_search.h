@@ -12,11 +12,19 @@
 
 namespace dlsim {
 
+// The values each dimension may take; an empty list means every value that
+// suits the model (tensor: powers of two up to a node; pipeline: divisors of
+// the layers).
 struct LayoutSearchOptions {
   int64_t gpus = 1;
   int64_t global_batch = 1;
+  std::vector<int64_t> tensors;
+  std::vector<int64_t> pipelines;
   std::vector<int64_t> microbatches = {1, 2, 4, 8};
-  std::vector<int64_t> virtual_stages = {1, 2, 4};
+  std::vector<int64_t> virtual_stages = {1, 2, 3, 4, 6, 8};
+  std::vector<Recompute> recomputes = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  std::vector<bool> sequence_parallel = {false, true};
+  std::vector<int> zero_stages = {0, 1, 3};
   size_t keep = 10;  // best layouts returned
 };
 
