@@ -531,8 +531,9 @@ def build_and_step(cfg, ctx, args):
     return step, extra, (train, model, opt, tok, tgt)
 
 
-def profile_step(step, n):
-    """(non-NCCL kernel ms, NCCL kernel ms, memcpy/memset ms) per step on this rank."""
+def profile_step(step, n, top=None):
+    """(non-NCCL kernel ms, NCCL kernel ms, memcpy/memset ms) per step on this rank;
+    `top`, a list, receives the 60 costliest kernel names as [name, ms/step, calls/step]."""
     from torch.profiler import profile, ProfilerActivity
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -540,17 +541,24 @@ def profile_step(step, n):
             step()
         torch.cuda.synchronize()
     comp = nccl = mem = 0.0
+    by_name = {}
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
         name = e.name
         us = e.device_time or e.time_range.elapsed_us()  # the same for a kernel event
+        acc = by_name.setdefault(name[:160], [0.0, 0])
+        acc[0] += us
+        acc[1] += 1
         if "nccl" in name.lower():
             nccl += us
         elif "Memcpy" in name or "Memset" in name:
             mem += us
         else:
             comp += us
+    if top is not None:
+        rows = sorted(by_name.items(), key=lambda kv: -kv[1][0])[:60]
+        top.extend([k, v[0] / 1e3 / n, v[1] / n] for k, v in rows)
     return [comp / 1e3 / n, nccl / 1e3 / n, mem / 1e3 / n]
 
 
@@ -591,7 +599,9 @@ def run_config(cfg, ctx, args):
     if cfg["prof"] and args["profile_steps"] > 0:
         barrier()
         try:
-            mine = profile_step(step, args["profile_steps"])
+            top = []
+            mine = profile_step(step, args["profile_steps"], top)
+            rec["top_kernels"] = top
         except Exception as e:  # keep every rank on the same collective sequence
             print(f"[rank {ctx.rank}] profile failed: {e!r}", file=sys.stderr, flush=True)
             mine = [-1.0, -1.0, -1.0]

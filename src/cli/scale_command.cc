@@ -22,6 +22,7 @@ struct ScaleArgs {
   std::string sequence_parallel;  // "", "true", "false"
   bool overlap_grad_reduce = false;
   bool search = false;
+  bool calls = false;
   int top = 10;
   std::string format = "table";
 };
@@ -41,6 +42,14 @@ Status ApplyOverrides(const ScaleArgs& a, ParallelPlan* p) {
   if (!a.sequence_parallel.empty()) p->sequence_parallel = a.sequence_parallel == "true";
   if (a.overlap_grad_reduce) p->overlap_grad_reduce = true;
   return Status::Ok();
+}
+
+void WriteCalls(std::ostream& out, const std::vector<ParallelStepModel::PricedCall>& calls) {
+  out << "part,phase,key,time_us,source\n";
+  for (const auto& c : calls) {
+    out << c.part << "," << c.call.phase << "," << c.call.Key() << "," << c.cost.time_s * 1e6 << ","
+        << CostSourceName(c.cost.source) << "\n";
+  }
 }
 
 // The search's dimensions: what the command line gives is pinned, the rest
@@ -95,6 +104,12 @@ Status RunScale(const ScaleArgs& a) {
                              " x data = " + std::to_string(job.plan.gpus()) +
                              "; give --search to choose a layout of that many GPUs");
     }
+    if (a.calls) {
+      DLSIM_RETURN_IF_ERROR(ValidatePlan(job.model, job.plan).WithContext(job.source_path));
+      WriteCalls(out, model.MicrobatchCalls(job.model, job.plan));
+      std::cout << out.str();
+      return Status::Ok();
+    }
     auto est = model.Estimate(job.model, job.plan);
     if (!est.ok()) return est.status().WithContext(job.source_path);
     if (a.format == "json") out << ParallelStepToJson(*est, ctx);
@@ -131,6 +146,9 @@ void RegisterScaleCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--zero", a->zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
   cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce,
                 "overlap the data-parallel gradient reduction with the backward");
+  cmd->add_flag("--calls", a->calls,
+                "list the kernel calls of one microbatch (a layer, the embedding, the head) "
+                "with their prices, as CSV");
   cmd->add_flag("--search", a->search,
                 "search the layouts of --gpus GPUs; layout options given are kept fixed");
   cmd->add_option("--gpus", a->gpus, "GPUs to lay out (with --search)")->check(CLI::PositiveNumber);

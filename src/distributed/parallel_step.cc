@@ -55,6 +55,20 @@ const CallCost& ParallelStepModel::Price(const KernelCall& call) const {
   return priced_.emplace(key, cost_.Price(call)).first->second;
 }
 
+std::vector<ParallelStepModel::PricedCall> ParallelStepModel::MicrobatchCalls(
+    const TransformerSpec& m, const ParallelPlan& p) const {
+  std::vector<PricedCall> out;
+  auto add = [&](const char* part, const PassCalls& pass) {
+    for (const auto* list : {&pass.fwd, &pass.recompute, &pass.bwd}) {
+      for (const KernelCall& c : *list) out.push_back({part, c, Price(c)});
+    }
+  };
+  add("embedding", EmbeddingCalls(m, p));
+  add("layer", TransformerLayerCalls(m, p));
+  add("head", HeadCalls(m, p));
+  return out;
+}
+
 Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& m,
                                                          const ParallelPlan& p) const {
   DLSIM_RETURN_IF_ERROR(ValidateTransformer(m));

@@ -71,6 +71,16 @@ class ParallelStepModel {
   // (tensor parallelism wider than a node).
   Result<ParallelStepEstimate> Estimate(const TransformerSpec& model,
                                         const ParallelPlan& plan) const;
+  // Every kernel call of one microbatch on the first and last stage (one
+  // layer's, the embedding's, the head's) with its price: what `dlsim scale
+  // --calls` lists.
+  struct PricedCall {
+    std::string part;  // "layer", "embedding", "head"
+    KernelCall call;
+    CallCost cost;
+  };
+  std::vector<PricedCall> MicrobatchCalls(const TransformerSpec& model,
+                                          const ParallelPlan& plan) const;
 
  private:
   const CallCost& Price(const KernelCall& call) const;
