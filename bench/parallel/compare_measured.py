@@ -39,7 +39,7 @@ def job_yaml(c):
         f"  microbatch: {c['microbatch_size']}", f"  global_batch: {c['global_batch']}",
         f"  sequence_parallel: {'true' if c['sequence_parallel'] else 'false'}",
         f"  recompute: {c['recompute']}", f"  zero: {zero}", f"  overlap_grad_reduce: {overlap}",
-        "  dtype: bf16", ""])
+        "  dtype: bf16", "  framework: pytorch", ""])
 
 
 def estimate(dlsim, machine, c):

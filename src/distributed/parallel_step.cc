@@ -29,6 +29,44 @@ struct Priced {
   }
 };
 
+struct DataParallelTimes {
+  double layer_fwd_s = 0, layer_bwd_s = 0;  // one layer, one microbatch
+  double layers = 0, microbatches = 0;      // of the stage
+};
+
+// What the data-parallel traffic adds to the step. ZeRO 0: an all-reduce of
+// the stage's fp32 gradients; 1-2: a reduce-scatter of them and an
+// all-gather of the 16-bit weights; both after the pipeline flush, or
+// overlapping the last microbatch's backward but for the last layer's
+// share. ZeRO 3: per layer and microbatch, the weights gathered for the
+// forward and again for the backward, and the gradients reduce-scattered,
+// each hidden behind the previous layer's kernels where they are shorter.
+double ExposedDataParallelS(const CollectiveModel& comm, const TransformerSpec& m,
+                            const ParallelPlan& p, double stage_params, int per_node,
+                            const DataParallelTimes& t) {
+  const int dp = static_cast<int>(p.data);
+  if (dp == 1) return 0;
+  if (p.zero_stage >= 3) {
+    const double layer = m.LayerParams() / p.tensor;
+    const double gather = comm.GroupTime(Collective::kAllGather, dp, per_node, 2 * layer).time_s;
+    const double scatter =
+        comm.GroupTime(Collective::kReduceScatter, dp, per_node, 4 * layer).time_s;
+    const double per_layer = std::max(0.0, gather - t.layer_fwd_s) +
+                             std::max(0.0, gather + scatter - t.layer_bwd_s);
+    return t.microbatches * (gather + t.layers * per_layer) + scatter;
+  }
+  double all = 0;
+  if (p.zero_stage == 0) {
+    all = comm.GroupTime(Collective::kAllReduce, dp, per_node, 4 * stage_params).time_s;
+  } else {
+    all = comm.GroupTime(Collective::kReduceScatter, dp, per_node, 4 * stage_params).time_s +
+          comm.GroupTime(Collective::kAllGather, dp, per_node, 2 * stage_params).time_s;
+  }
+  if (!p.overlap_grad_reduce && p.zero_stage < 2) return all;
+  const double last_bwd = t.layers * t.layer_bwd_s;
+  return std::max(all - last_bwd * (1 - 1 / t.layers), all / t.layers);
+}
+
 double ActivationBytes(const TransformerSpec& m, const ParallelPlan& p) {
   return static_cast<double>(p.microbatch) * m.seq_len * m.hidden * DTypeBytes(p.dtype);
 }
@@ -65,7 +103,14 @@ std::vector<ParallelStepModel::PricedCall> ParallelStepModel::MicrobatchCalls(
   };
   add("embedding", EmbeddingCalls(m, p));
   add("layer", TransformerLayerCalls(m, p));
+  add("framework", FrameworkLayerCalls(m, p));
   add("head", HeadCalls(m, p));
+  const double layers = static_cast<double>(m.layers) / p.pipeline;
+  const double params = (layers * m.LayerParams() + m.EmbeddingParams()) / p.tensor;
+  PassCalls step;
+  step.bwd = DdpStepCalls(m, p);
+  step.fwd = OptimizerCalls(p, params / (p.zero_stage >= 1 ? p.data : 1));
+  add("step", step);
   return out;
 }
 
@@ -90,8 +135,12 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
     return out;
   };
   const PassCalls layer = TransformerLayerCalls(m, p);
-  const Priced layer_fwd = price_all(layer.fwd), layer_bwd = price_all(layer.bwd),
-               layer_re = price_all(layer.recompute);
+  const PassCalls own = FrameworkLayerCalls(m, p);
+  Priced layer_fwd = price_all(layer.fwd), layer_bwd = price_all(layer.bwd),
+         layer_re = price_all(layer.recompute);
+  layer_fwd.Add(price_all(own.fwd), 1);
+  layer_bwd.Add(price_all(own.bwd), 1);
+  layer_re.Add(price_all(own.recompute), 1);
   const PassCalls emb = EmbeddingCalls(m, p), head = HeadCalls(m, p);
   Priced emb_t = price_all(emb.fwd), head_t = price_all(head.fwd);
   emb_t.Add(price_all(emb.bwd), 1);
@@ -160,33 +209,18 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
   const GpuMemory mem = PeakGpuMemory(m, p);
   const double stage_params =
       (layers_per_stage * m.LayerParams() + m.EmbeddingParams()) / p.tensor;
-  const int dp = static_cast<int>(p.data);
   const int dp_per_node = static_cast<int>(std::clamp<int64_t>(per_node / p.tensor, 1, p.data));
-  double dp_comm = 0;
-  if (dp > 1 && p.zero_stage == 0) {
-    dp_comm = comm_.GroupTime(Collective::kAllReduce, dp, dp_per_node, 4 * stage_params).time_s;
-  } else if (dp > 1) {
-    dp_comm = comm_.GroupTime(Collective::kReduceScatter, dp, dp_per_node, 4 * stage_params).time_s +
-              comm_.GroupTime(Collective::kAllGather, dp, dp_per_node, 2 * stage_params).time_s;
-  }
-  double dp_exposed = dp_comm;
-  const double last_bwd = layers_per_stage * (layer_bwd.s + layer_re.s);
-  if (p.overlap_grad_reduce || p.zero_stage >= 2) {
-    dp_exposed = std::max(dp_comm - last_bwd * (1 - 1 / layers_per_stage),
-                          dp_comm / layers_per_stage);
-  }
-  if (dp > 1 && p.zero_stage >= 3) {
-    // Weights gathered before each layer's forward and backward in every
-    // microbatch, overlapping the previous layer's kernels.
-    const double gather = comm_.GroupTime(Collective::kAllGather, dp, dp_per_node,
-                                          2 * m.LayerParams() / p.tensor).time_s;
-    const double per_layer = std::max(0.0, gather - layer_fwd.s) +
-                             std::max(0.0, gather - layer_bwd.s - layer_re.s);
-    dp_exposed += mb * (gather + layers_per_stage * per_layer);
-  }
+  DataParallelTimes dpt;
+  dpt.layer_fwd_s = layer_fwd.s;
+  dpt.layer_bwd_s = layer_bwd.s + layer_re.s;
+  dpt.layers = layers_per_stage;
+  dpt.microbatches = mb;
+  const double dp_exposed =
+      ExposedDataParallelS(comm_, m, p, stage_params, dp_per_node, dpt);
 
   const double opt_params = stage_params / (p.zero_stage >= 1 ? p.data : 1);
-  const CallCost& opt = Price(OptimizerCall(opt_params));
+  Priced opt = price_all(OptimizerCalls(p, opt_params));
+  opt.Add(price_all(DdpStepCalls(m, p)), 1);
 
   StepTimes& t = est.time;
   t.compute_s = mb * (busiest.s - busiest_re);
@@ -195,8 +229,8 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
   t.pipeline_comm_s = p.pipeline > 1 ? mb * pp_sends : 0;
   t.bubble_s = pipe_s - mb * t_max;
   t.data_comm_s = dp_exposed;
-  t.optimizer_s = opt.time_s;
-  t.step_s = pipe_s + dp_exposed + opt.time_s;
+  t.optimizer_s = opt.s;
+  t.step_s = pipe_s + dp_exposed + opt.s;
   const double kernel_s = mb * busiest.s;
   const double rest = t.step_s - kernel_s;
   const double scale = pipe_s / std::max(mb * t_max, 1e-30);  // bubble grows with the stage

@@ -214,7 +214,9 @@ PassCalls HeadCalls(const TransformerSpec& m, const ParallelPlan& p) {
   return out;
 }
 
-KernelCall OptimizerCall(double params) {
+namespace {
+
+KernelCall FusedAdamCall(double params) {
   KernelCall call;
   call.kind = KernelKind::kOptimizer;
   call.library_call = "optimizer_adam";
@@ -225,10 +227,71 @@ KernelCall OptimizerCall(double params) {
   call.AddParam("op", "adam");
   call.AddParam("params", n);
   call.AddParam("fused", 1);
-  call.bytes_read = 16.0 * n;    // w, g, m, v in fp32
-  call.bytes_written = 12.0 * n + 2.0 * n;  // w, m, v, and the bf16 copy of w
+  call.bytes_read = 16.0 * n;               // w, g, m, v in fp32
+  call.bytes_written = 12.0 * n + 2.0 * n;  // w, m, v, and the 16-bit copy of w
   call.flops = 12.0 * n;
   return call;
+}
+
+// The weights of one block that autocast casts: (elements, count).
+std::vector<int64_t> CastWeights(const TransformerSpec& m, const ParallelPlan& p) {
+  const LayerDims d = DimsOf(m, p);
+  return {d.h * d.qkv, d.qkv, d.heads * d.head_dim * d.h, d.h, d.h * d.ffn_in, d.ffn_in,
+          d.ffn * d.h, d.h};
+}
+
+}  // namespace
+
+std::vector<KernelCall> OptimizerCalls(const ParallelPlan& p, double params) {
+  if (p.framework == TrainingFramework::kMegatron) return {FusedAdamCall(params)};
+  // torch.optim.AdamW (foreach): decay, lerp of m, scale of v, addcmul into
+  // v, sqrt, divide, add eps, addcdiv into w; arity = fp32 tensors read.
+  CallFactory f = Factory(p, "optim");
+  f.dtype = DType::kFloat32;
+  const int64_t n = static_cast<int64_t>(params);
+  std::vector<KernelCall> calls;
+  const std::pair<const char*, int64_t> passes[] = {
+      {"adamw_decay", 1}, {"adamw_lerp", 2}, {"adamw_scale", 1}, {"adamw_addcmul", 2},
+      {"adamw_sqrt", 1},  {"adamw_div", 1},  {"adamw_eps", 1},   {"adamw_addcdiv", 3}};
+  for (const auto& [op, arity] : passes) calls.push_back(f.Pointwise(op, n, arity));
+  return calls;
+}
+
+PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
+  PassCalls out;
+  if (p.framework == TrainingFramework::kMegatron) return out;
+  CallFactory f = Factory(p, "fwd");
+  CallFactory b = Factory(p, "bwd");
+  b.dtype = DType::kFloat32;
+  int64_t layer_params = 0;
+  for (int64_t n : CastWeights(m, p)) {
+    out.fwd.push_back(f.Copy("cast", n));
+    out.bwd.push_back(b.Copy("cast_bwd", n));
+    layer_params += n;
+  }
+  if (p.recompute == Recompute::kFull) out.recompute = out.fwd;
+  if (p.zero_stage >= 3 && p.data > 1) {
+    // FSDP: the gathered weights split out of the all-gather buffer (forward
+    // and backward), the gradients concatenated into the reduce-scatter one.
+    out.fwd.push_back(f.Copy("fsdp_split", layer_params));
+    out.bwd.push_back(f.Copy("fsdp_split", layer_params));
+    out.bwd.push_back(b.Copy("fsdp_chunk_cat", layer_params));
+  }
+  for (KernelCall& c : out.recompute) c.phase = "bwd";
+  return out;
+}
+
+std::vector<KernelCall> DdpStepCalls(const TransformerSpec& m, const ParallelPlan& p) {
+  if (p.framework != TrainingFramework::kPyTorch || p.zero_stage != 0 || p.data == 1) return {};
+  CallFactory f = Factory(p, "bwd");
+  f.dtype = DType::kFloat32;
+  std::vector<KernelCall> calls;
+  const double layers = static_cast<double>(m.layers) / p.pipeline;
+  for (int64_t n : CastWeights(m, p)) {
+    const KernelCall c = f.Pointwise("ddp_bucket_copy", n, 1);
+    for (int pass = 0; pass < 3 * static_cast<int>(layers); ++pass) calls.push_back(c);
+  }
+  return calls;
 }
 
 }  // namespace dlsim

@@ -15,6 +15,10 @@ Result<AttentionImpl> ParseAttentionImpl(const std::string& name) {
   return InvalidArgument("attention must be flash or unfused, got '" + name + "'");
 }
 
+const char* TrainingFrameworkName(TrainingFramework f) {
+  return f == TrainingFramework::kPyTorch ? "pytorch" : "megatron";
+}
+
 const char* RecomputeName(Recompute r) {
   switch (r) {
     case Recompute::kNone: return "none";

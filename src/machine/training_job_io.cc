@@ -61,6 +61,9 @@ void ParsePlan(YamlFields& root, const TransformerSpec& m, ParallelPlan* p) {
   p->overlap_grad_reduce = Flag(f, "overlap_grad_reduce", false);
   p->dtype = f.Choice("dtype", {"bf16", "fp16"}, "bf16") == "fp16" ? DType::kFloat16
                                                                     : DType::kBFloat16;
+  p->framework = f.Choice("framework", {"megatron", "pytorch"}, "megatron") == "pytorch"
+                     ? TrainingFramework::kPyTorch
+                     : TrainingFramework::kMegatron;
   f.Finish();
   if (!f.sink()->ok()) return;
   Status s = ValidatePlan(m, *p);

@@ -29,6 +29,7 @@ ordered_json PlanJson(const ParallelPlan& p) {
   j["zero"] = p.zero_stage;
   j["overlap_grad_reduce"] = p.overlap_grad_reduce;
   j["dtype"] = DTypeName(p.dtype);
+  j["framework"] = TrainingFrameworkName(p.framework);
   return j;
 }
 

@@ -29,8 +29,16 @@ PassCalls EmbeddingCalls(const TransformerSpec& model, const ParallelPlan& plan)
 // The final LayerNorm, the vocabulary-parallel head and the cross-entropy
 // loss (last stage).
 PassCalls HeadCalls(const TransformerSpec& model, const ParallelPlan& plan);
-// The fused Adam update of `params` parameters (one GPU's share).
-KernelCall OptimizerCall(double params);
+// The optimizer step over `params` parameters (one GPU's share): Megatron's
+// fused Adam, or the passes of PyTorch's foreach AdamW.
+std::vector<KernelCall> OptimizerCalls(const ParallelPlan& plan, double params);
+// PyTorch's own work for one microbatch of one layer (autocast's weight
+// casts and their gradients', FSDP's gather and scatter copies); none for
+// Megatron-LM.
+PassCalls FrameworkLayerCalls(const TransformerSpec& model, const ParallelPlan& plan);
+// DDP's work per step: each gradient copied into its bucket, divided by the
+// world size and copied back (three passes); none without DDP.
+std::vector<KernelCall> DdpStepCalls(const TransformerSpec& model, const ParallelPlan& plan);
 
 }  // namespace dlsim
 

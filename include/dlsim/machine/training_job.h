@@ -41,6 +41,14 @@ struct TransformerSpec {
   double Params() const;
 };
 
+// Whose training loop runs the plan. Megatron-LM: 16-bit weights with fp32
+// main gradients filled by the weight-gradient GEMMs, a fused Adam.
+// PyTorch: fp32 weights under torch.autocast (a cast of every weight in each
+// forward, of its gradient back in each backward), DDP's bucket copies,
+// FSDP's gather and scatter copies, AdamW's foreach passes.
+enum class TrainingFramework { kMegatron, kPyTorch };
+const char* TrainingFrameworkName(TrainingFramework f);  // "megatron", "pytorch"
+
 enum class Recompute { kNone, kSelective, kFull };
 const char* RecomputeName(Recompute r);  // "none", "selective", "full"
 Result<Recompute> ParseRecompute(const std::string& name);
@@ -64,6 +72,7 @@ struct ParallelPlan {
   // runs after the pipeline flush.
   bool overlap_grad_reduce = false;
   DType dtype = DType::kBFloat16;  // mixed precision: fp32 master weights, Adam
+  TrainingFramework framework = TrainingFramework::kMegatron;
 
   int64_t gpus() const { return tensor * pipeline * data; }
   int64_t microbatches() const { return global_batch / (microbatch * data); }
