@@ -317,10 +317,12 @@ def build_rnn(kind, p, dt):
 def build_attention(kind, p, dt):
     """F.scaled_dot_product_attention on [batch, heads, seq, head_dim] inputs
     (PyTorch picks flash, memory-efficient or math attention); mask=1 adds a
-    float mask of [batch, 1, seq_q, seq_k]. The backward is timed as the
+    float mask of [batch, 1, seq_q, seq_k], mask=2 is causal (is_causal=True,
+    no mask tensor). The backward is timed as the
     difference of forward+backward and forward (both captured)."""
     b, h, sq, sk, d = ip(p, "batch"), ip(p, "heads"), ip(p, "seq_q"), ip(p, "seq_k"), ip(p, "head_dim")
     masked = ip(p, "mask", 0) == 1
+    causal = ip(p, "mask", 0) == 2
     sdpa = torch.nn.functional.scaled_dot_product_attention
     nbytes = b * h * (2 * sq + 2 * sk) * d * torch.empty(0, dtype=dt).element_size()
     grad = kind == "attention_bwd"
@@ -332,9 +334,9 @@ def build_attention(kind, p, dt):
 
     def fwd(i):
         if grad:
-            return sdpa(i[0], i[1], i[2], attn_mask=i[3])
+            return sdpa(i[0], i[1], i[2], attn_mask=i[3], is_causal=causal)
         with torch.no_grad():
-            return sdpa(i[0], i[1], i[2], attn_mask=i[3])
+            return sdpa(i[0], i[1], i[2], attn_mask=i[3], is_causal=causal)
     if not grad:
         return nbytes, make, fwd
 

@@ -62,7 +62,7 @@ struct CallFactory {
                        int64_t head_dim) const {
     return Make(kind, lib,
                 {{"batch", N(batch)}, {"heads", N(heads)}, {"seq_q", N(seq)}, {"seq_k", N(seq)},
-                 {"head_dim", N(head_dim)}, {"mask", "1"}},
+                 {"head_dim", N(head_dim)}, {"mask", "2"}},  // causal
                 gemm_math);
   }
 };

@@ -85,8 +85,12 @@ Result<KeyWork> AttentionWork(const ParsedKey& key, const Params& p, int64_t ds)
   DLSIM_ASSIGN_OR_RETURN(int64_t head_dim, p.Int("head_dim"));
   const bool bwd = key.kind == KernelKind::kAttentionBwd;
   const double bh = double(batch) * heads;
+  // mask=2, causal: query i sees the keys up to its position (the last
+  // seq_q of seq_k), so the scores computed are those below the diagonal.
+  double scores = double(seq_q) * seq_k;
+  if (p.Str("mask") == "2") scores -= double(seq_q) * (seq_q - 1) / 2;
   KeyWork work;
-  work.flops = (bwd ? 10.0 : 4.0) * bh * seq_q * seq_k * head_dim;
+  work.flops = (bwd ? 10.0 : 4.0) * bh * scores * head_dim;
   const double qo = bh * seq_q * head_dim, kv = bh * seq_k * head_dim;
   work.bytes = (bwd ? 4.0 * qo + 4.0 * kv : 2.0 * qo + 2.0 * kv) * ds;
   work.gemm_m = bh * seq_q, work.gemm_n = double(head_dim);
