@@ -166,5 +166,28 @@ TEST(GradientAllReduceTest, OneGpuAddsNothing) {
   EXPECT_EQ(step.exposed_s, 0.0);
 }
 
+TEST(CollectiveModelTest, GroupOfOneGpuPerNodeUsesEachGpusNicShare) {
+  CollectiveModel model(TwoNodeMachine(), CollectiveTable());
+  // 2 ranks, one per node: the all-reduce runs across the nodes on the whole
+  // buffer at 25 GB/s (a GPU's share of 2 NICs over 4 GPUs... capped at 1):
+  // ring 10 us launch + 2 x 5 us + 400e6/25e9 = 16.02 ms; tree 10 + 2 x 5 us
+  // + 2 x 16 ms: ring.
+  CommTime t = model.GroupTime(Collective::kAllReduce, 2, 1, 400e6);
+  EXPECT_EQ(t.method, "hierarchical");
+  EXPECT_DOUBLE_EQ(t.time_s, 10e-6 + 10e-6 + 400e6 / 25e9);
+}
+
+TEST(CollectiveModelTest, GroupInsideANodeIsTheNodesCollective) {
+  CollectiveModel model(TwoNodeMachine(), CollectiveTable());
+  EXPECT_DOUBLE_EQ(model.GroupTime(Collective::kAllReduce, 4, 4, 400e6).time_s,
+                   model.Time(Collective::kAllReduce, 4, 400e6).time_s);
+}
+
+TEST(CollectiveModelTest, SendUsesNvlinkInsideAndTheNicAcross) {
+  CollectiveModel model(TwoNodeMachine(), CollectiveTable());
+  EXPECT_DOUBLE_EQ(model.SendTimeS(100e6, false), 2e-6 + 100e6 / 100e9);
+  EXPECT_DOUBLE_EQ(model.SendTimeS(100e6, true), 5e-6 + 100e6 / 25e9);
+}
+
 }  // namespace
 }  // namespace dlsim
