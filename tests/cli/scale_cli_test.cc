@@ -1,0 +1,66 @@
+// `dlsim scale`: a training step at scale, a layout search, and bad input.
+#include <gtest/gtest.h>
+
+#include "bad_input_util.h"
+
+namespace dlsim {
+namespace {
+
+using badinput::RunDlsim;
+using badinput::WriteFile;
+
+const std::string kJob = std::string(DLSIM_SOURCE_DIR) + "/workloads/llm/gpt3-175b.yaml";
+
+TEST(ScaleCliTest, JsonHasTheStepItsPartsAndMemory) {
+  const auto r = RunDlsim("scale " + kJob + " --machine a100 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* field : {"\"step_s\"", "\"bubble\"", "\"tensor_comm\"", "\"memory_gib\"",
+                            "\"train_days\"", "\"kernel_time_priced_by\"", "\"mfu\""}) {
+    EXPECT_NE(r.output.find(field), std::string::npos) << field;
+  }
+}
+
+TEST(ScaleCliTest, SearchListsLayoutsOfTheGivenGpus) {
+  const auto r = RunDlsim("scale " + kJob + " --machine a100 --search --gpus 512 --top 3 "
+                          "--tensor 8 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("model,machine,gpus,tensor,pipeline,data", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("gpt3-175b,a100,512,8,"), std::string::npos) << r.output;
+}
+
+TEST(ScaleCliTest, LayoutThatDoesNotDivideIsRefused) {
+  const auto r = RunDlsim("scale " + kJob + " --machine a100 --tensor 5");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("parallel.tensor"), std::string::npos) << r.output;
+}
+
+TEST(ScaleCliTest, GpusWithoutSearchMustMatchTheLayout) {
+  const auto r = RunDlsim("scale " + kJob + " --machine a100 --gpus 16");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--search"), std::string::npos) << r.output;
+}
+
+TEST(ScaleCliTest, BadJobFileNamesFileAndField) {
+  const std::string path = WriteFile("scale/job.yaml",
+                                     "name: x\nmodel:\n  layers: 2\n  hidden: -4\n");
+  const auto r = RunDlsim("scale " + path);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(path), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("model.hidden"), std::string::npos) << r.output;
+}
+
+TEST(ScaleCliTest, MissingJobFileIsAnError) {
+  const auto r = RunDlsim("scale /nonexistent/job.yaml");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/nonexistent/job.yaml"), std::string::npos) << r.output;
+}
+
+TEST(ScaleCliTest, CallsListsPricedKernels) {
+  const auto r = RunDlsim("scale " + kJob + " --machine a100 --calls");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("part,phase,key,time_us,source", 0), 0u);
+  EXPECT_NE(r.output.find("layer,fwd,gemm m=2048 n=4608 k=12288"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dlsim
