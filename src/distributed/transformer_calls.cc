@@ -14,6 +14,7 @@ struct CallFactory {
   DType dtype;
   MathMode gemm_math;
   const char* phase = "fwd";
+  TrainingFramework framework = TrainingFramework::kMegatron;
 
   KernelCall Make(KernelKind kind, const char* library_call, KeyParamList params,
                   MathMode math) const {
@@ -47,6 +48,12 @@ struct CallFactory {
   KernelCall Rows(KernelKind kind, const char* lib, int64_t rows, int64_t cols) const {
     return Make(kind, lib, {{"rows", N(rows)}, {"cols", N(cols)}}, MathMode::kFp32);
   }
+  // LayerNorm: under torch.autocast it is an fp32 op (fp32 in and out).
+  KernelCall Norm(KernelKind kind, const char* lib, int64_t rows, int64_t cols) const {
+    CallFactory f32 = *this;
+    if (framework == TrainingFramework::kPyTorch) f32.dtype = DType::kFloat32;
+    return f32.Rows(kind, lib, rows, cols);
+  }
   KernelCall Pointwise(const char* op, int64_t elems, int64_t arity) const {
     return Make(KernelKind::kElementwise, op, {{"op", op}, {"elems", N(elems)}, {"arity", N(arity)}},
                 MathMode::kFp32);
@@ -72,6 +79,7 @@ CallFactory Factory(const ParallelPlan& plan, const char* phase) {
   f.dtype = plan.dtype;
   f.gemm_math = plan.dtype == DType::kFloat16 ? MathMode::kFp16 : MathMode::kBf16;
   f.phase = phase;
+  f.framework = plan.framework;
   return f;
 }
 
@@ -144,13 +152,13 @@ PassCalls TransformerLayerCalls(const TransformerSpec& m, const ParallelPlan& p)
   const CallFactory b = Factory(p, "bwd");
   PassCalls out;
   // Forward: LN, QKV, core attention, proj, bias-dropout-add, LN, MLP, bias-dropout-add.
-  out.fwd.push_back(f.Rows(KernelKind::kLayerNormFwd, "layer_norm", d.ln_tokens, d.h));
+  out.fwd.push_back(f.Norm(KernelKind::kLayerNormFwd, "layer_norm", d.ln_tokens, d.h));
   out.fwd.push_back(f.Gemm(d.tokens, d.qkv, d.h, false, false));
   const std::vector<KernelCall> core = CoreAttentionFwd(f, m, p, d);
   out.fwd.insert(out.fwd.end(), core.begin(), core.end());
   out.fwd.push_back(f.Gemm(d.tokens, d.h, d.heads * d.head_dim, false, false));
   out.fwd.push_back(f.Pointwise("bias_dropout_add", d.ln_tokens * d.h, 3));
-  out.fwd.push_back(f.Rows(KernelKind::kLayerNormFwd, "layer_norm", d.ln_tokens, d.h));
+  out.fwd.push_back(f.Norm(KernelKind::kLayerNormFwd, "layer_norm", d.ln_tokens, d.h));
   out.fwd.push_back(f.Gemm(d.tokens, d.ffn_in, d.h, false, false));
   out.fwd.push_back(m.gated_ffn ? f.Pointwise("silu_mul", d.tokens * d.ffn, 2)
                                 : f.Pointwise("bias_gelu", d.tokens * d.ffn, 2));
@@ -163,13 +171,13 @@ PassCalls TransformerLayerCalls(const TransformerSpec& m, const ParallelPlan& p)
   out.bwd.push_back(m.gated_ffn ? b.Pointwise("silu_mul_grad", d.tokens * d.ffn, 3)
                                 : b.Pointwise("bias_gelu_grad", d.tokens * d.ffn, 2));
   LinearBackward(b, d.tokens, d.ffn_in, d.h, &out);
-  out.bwd.push_back(b.Rows(KernelKind::kLayerNormBwd, "layer_norm_backward", d.ln_tokens, d.h));
+  out.bwd.push_back(b.Norm(KernelKind::kLayerNormBwd, "layer_norm_backward", d.ln_tokens, d.h));
   out.bwd.push_back(b.Pointwise("add", d.ln_tokens * d.h, 2));  // residual gradient
   out.bwd.push_back(b.Pointwise("dropout_grad", d.ln_tokens * d.h, 2));
   LinearBackward(b, d.tokens, d.h, d.heads * d.head_dim, &out);
   CoreAttentionBwd(b, m, p, d, &out);
   LinearBackward(b, d.tokens, d.qkv, d.h, &out);
-  out.bwd.push_back(b.Rows(KernelKind::kLayerNormBwd, "layer_norm_backward", d.ln_tokens, d.h));
+  out.bwd.push_back(b.Norm(KernelKind::kLayerNormBwd, "layer_norm_backward", d.ln_tokens, d.h));
   out.bwd.push_back(b.Pointwise("add", d.ln_tokens * d.h, 2));
 
   if (p.recompute == Recompute::kFull) {
@@ -202,7 +210,7 @@ PassCalls HeadCalls(const TransformerSpec& m, const ParallelPlan& p) {
   const int64_t ln_tokens = p.sequence_parallel ? tokens / p.tensor : tokens;
   const int64_t vocab = (m.vocab + p.tensor - 1) / p.tensor;
   PassCalls out;
-  out.fwd.push_back(f.Rows(KernelKind::kLayerNormFwd, "layer_norm", ln_tokens, m.hidden));
+  out.fwd.push_back(f.Norm(KernelKind::kLayerNormFwd, "layer_norm", ln_tokens, m.hidden));
   out.fwd.push_back(f.Gemm(tokens, vocab, m.hidden, false, false));
   // Vocabulary-parallel cross-entropy: the logits in fp32, max, exp-sum.
   out.fwd.push_back(f.Copy("cast", tokens * vocab));
@@ -210,7 +218,7 @@ PassCalls HeadCalls(const TransformerSpec& m, const ParallelPlan& p) {
   out.bwd.push_back(b.Pointwise("cross_entropy_grad", tokens * vocab, 2));
   out.bwd.push_back(b.Gemm(tokens, m.hidden, vocab, false, true));
   out.bwd.push_back(b.Gemm(m.hidden, vocab, tokens, true, false));
-  out.bwd.push_back(b.Rows(KernelKind::kLayerNormBwd, "layer_norm_backward", ln_tokens, m.hidden));
+  out.bwd.push_back(b.Norm(KernelKind::kLayerNormBwd, "layer_norm_backward", ln_tokens, m.hidden));
   return out;
 }
 
