@@ -2,6 +2,7 @@
 // One training step of a large transformer under tensor, pipeline and data
 // parallelism, or the fastest layouts on N GPUs (docs/parallel.md).
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "commands.h"
@@ -16,6 +17,7 @@ namespace {
 struct ScaleArgs {
   std::string job;
   std::string machine = "h100";
+  std::string baseline;  // "" = none
   int64_t tensor = 0, pipeline = 0, data = 0, virtual_stages = 0, microbatch = 0;
   int64_t global_batch = 0, zero = -1, gpus = 0;
   std::string recompute;
@@ -75,47 +77,84 @@ Result<LayoutSearchOptions> SearchOptions(const ScaleArgs& a, const TrainingJob&
   return o;
 }
 
+// A machine's pricing, kept together (the step model refers to the others).
+struct PricedMachine {
+  Machine machine;
+  std::unique_ptr<CostModel> cost;
+  std::unique_ptr<CollectiveModel> comm;
+  std::unique_ptr<ParallelStepModel> model;
+};
+
+Result<PricedMachine> Price(const std::string& name) {
+  PricedMachine p;
+  DLSIM_ASSIGN_OR_RETURN(p.machine, LoadMachineByName(name));
+  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(p.machine));
+  DLSIM_ASSIGN_OR_RETURN(CollectiveModel comm, CollectiveModel::ForMachine(p.machine));
+  p.cost = std::make_unique<CostModel>(std::move(cost));
+  p.comm = std::make_unique<CollectiveModel>(std::move(comm));
+  p.model = std::make_unique<ParallelStepModel>(*p.cost, *p.comm);
+  return p;
+}
+
+// The job's layout on `m`, or with --search the fastest that fits.
+Result<LayoutSearchResult> Run(const ScaleArgs& a, const TrainingJob& job, const PricedMachine& m) {
+  LayoutSearchResult r;
+  if (!a.search) {
+    auto est = m.model->Estimate(job.model, job.plan);
+    if (!est.ok()) return est.status().WithContext(job.source_path);
+    r.evaluated = 1;
+    r.fitting = est->fits ? 1 : 0;
+    r.best.push_back(std::move(*est));
+    return r;
+  }
+  DLSIM_ASSIGN_OR_RETURN(LayoutSearchOptions o, SearchOptions(a, job));
+  DLSIM_ASSIGN_OR_RETURN(r, SearchLayouts(*m.model, job.model, job.plan, o));
+  if (r.best.empty()) {
+    return InvalidArgument(job.source_path + ": none of the " + std::to_string(r.evaluated) +
+                           " layouts of " + std::to_string(o.gpus) + " GPUs fits in " +
+                           m.machine.name + "'s memory");
+  }
+  return r;
+}
+
 Status RunScale(const ScaleArgs& a) {
   if (a.format != "table" && a.format != "json" && a.format != "csv") {
     return InvalidArgument("--format must be table, json or csv, got '" + a.format + "'");
   }
   DLSIM_ASSIGN_OR_RETURN(TrainingJob job, LoadTrainingJob(a.job));
   DLSIM_RETURN_IF_ERROR(ApplyOverrides(a, &job.plan));
-  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachineByName(a.machine));
-  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(machine));
-  DLSIM_ASSIGN_OR_RETURN(CollectiveModel comm, CollectiveModel::ForMachine(machine));
-  const ParallelStepModel model(cost, comm);
-  const ScaleReportContext ctx{machine.name, job.train_tokens};
+  if (!a.search && a.gpus > 0 && a.gpus != job.plan.gpus()) {
+    return InvalidArgument("--gpus " + std::to_string(a.gpus) + " differs from tensor x pipeline"
+                           " x data = " + std::to_string(job.plan.gpus()) +
+                           "; give --search to choose a layout of that many GPUs");
+  }
+  DLSIM_ASSIGN_OR_RETURN(PricedMachine target, Price(a.machine));
   std::ostringstream out;
+  if (a.calls) {
+    DLSIM_RETURN_IF_ERROR(ValidatePlan(job.model, job.plan).WithContext(job.source_path));
+    WriteCalls(out, target.model->MicrobatchCalls(job.model, job.plan));
+    std::cout << out.str();
+    return Status::Ok();
+  }
+  DLSIM_ASSIGN_OR_RETURN(LayoutSearchResult r, Run(a, job, target));
+  ScaleReportContext ctx{target.machine.name, job.train_tokens};
+  if (!a.baseline.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(PricedMachine base, Price(a.baseline));
+    auto on_base = Run(a, job, base);
+    if (!on_base.ok()) return on_base.status().WithContext("--baseline " + a.baseline);
+    ctx.baseline_machine = base.machine.name;
+    ctx.baseline_step_s = on_base->best.front().time.step_s;
+  }
   if (a.search) {
-    DLSIM_ASSIGN_OR_RETURN(LayoutSearchOptions o, SearchOptions(a, job));
-    DLSIM_ASSIGN_OR_RETURN(LayoutSearchResult r, SearchLayouts(model, job.model, job.plan, o));
-    if (r.best.empty()) {
-      return InvalidArgument(job.source_path + ": none of the " + std::to_string(r.evaluated) +
-                             " layouts of " + std::to_string(o.gpus) + " GPUs fits in " +
-                             machine.name + "'s memory");
-    }
     if (a.format == "json") out << LayoutSearchToJson(r, ctx);
     if (a.format == "csv") WriteLayoutCsv(out, r.best, ctx);
     if (a.format == "table") WriteLayoutSearchTable(out, r, ctx);
   } else {
-    if (a.gpus > 0 && a.gpus != job.plan.gpus()) {
-      return InvalidArgument("--gpus " + std::to_string(a.gpus) + " differs from tensor x pipeline"
-                             " x data = " + std::to_string(job.plan.gpus()) +
-                             "; give --search to choose a layout of that many GPUs");
-    }
-    if (a.calls) {
-      DLSIM_RETURN_IF_ERROR(ValidatePlan(job.model, job.plan).WithContext(job.source_path));
-      WriteCalls(out, model.MicrobatchCalls(job.model, job.plan));
-      std::cout << out.str();
-      return Status::Ok();
-    }
-    auto est = model.Estimate(job.model, job.plan);
-    if (!est.ok()) return est.status().WithContext(job.source_path);
-    if (a.format == "json") out << ParallelStepToJson(*est, ctx);
-    if (a.format == "csv") WriteLayoutCsv(out, {*est}, ctx);
-    if (a.format == "table") WriteParallelStepTable(out, *est, ctx);
-    for (const std::string& w : est->warnings) ReportWarning(w);
+    const ParallelStepEstimate& est = r.best.front();
+    if (a.format == "json") out << ParallelStepToJson(est, ctx);
+    if (a.format == "csv") WriteLayoutCsv(out, r.best, ctx);
+    if (a.format == "table") WriteParallelStepTable(out, est, ctx);
+    for (const std::string& w : est.warnings) ReportWarning(w);
   }
   std::cout << out.str();
   return Status::Ok();
@@ -146,6 +185,8 @@ void RegisterScaleCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--zero", a->zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
   cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce,
                 "overlap the data-parallel gradient reduction with the backward");
+  cmd->add_option("--baseline", a->baseline,
+                  "also price the job on this machine and report the speed-up (the FOM)");
   cmd->add_flag("--calls", a->calls,
                 "list the kernel calls of one microbatch (a layer, the embedding, the head) "
                 "with their prices, as CSV");

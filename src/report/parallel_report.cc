@@ -61,6 +61,11 @@ ordered_json EstimateJson(const ParallelStepEstimate& e, const ScaleReportContex
   j["mfu"] = e.mfu;
   j["tokens_per_s"] = e.tokens_per_s;
   if (ctx.train_tokens > 0) j["train_days"] = ctx.train_tokens / e.tokens_per_s / 86400;
+  if (!ctx.baseline_machine.empty()) {
+    j["baseline"] = {{"machine", ctx.baseline_machine},
+                     {"step_s", ctx.baseline_step_s},
+                     {"fom", ctx.baseline_step_s / e.time.step_s}};
+  }
   ordered_json share;
   for (CostSource s : {CostSource::kMeasured, CostSource::kFitted, CostSource::kScaled,
                        CostSource::kRoofline}) {
@@ -125,6 +130,12 @@ void WriteParallelStepTable(std::ostream& out, const ParallelStepEstimate& e,
   if (ctx.train_tokens > 0) {
     std::snprintf(buf, sizeof buf, "time to train    %.1f days for %.3g tokens\n",
                   ctx.train_tokens / e.tokens_per_s / 86400, ctx.train_tokens);
+    out << buf;
+  }
+  if (!ctx.baseline_machine.empty()) {
+    std::snprintf(buf, sizeof buf, "FOM vs %s     %.2f (its step %s)\n",
+                  ctx.baseline_machine.c_str(), ctx.baseline_step_s / e.time.step_s,
+                  FormatTime(ctx.baseline_step_s).c_str());
     out << buf;
   }
   std::snprintf(buf, sizeof buf,

@@ -28,6 +28,16 @@ TEST(ScaleCliTest, SearchListsLayoutsOfTheGivenGpus) {
   EXPECT_NE(r.output.find("gpt3-175b,a100,512,8,"), std::string::npos) << r.output;
 }
 
+TEST(ScaleCliTest, BaselineGivesTheFigureOfMerit) {
+  const auto r = RunDlsim("scale " + kJob + " --machine h100 --baseline a100 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"baseline\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"fom\""), std::string::npos) << r.output;
+  const auto bad = RunDlsim("scale " + kJob + " --machine h100 --baseline no_such_machine");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("no_such_machine"), std::string::npos) << bad.output;
+}
+
 TEST(ScaleCliTest, LayoutThatDoesNotDivideIsRefused) {
   const auto r = RunDlsim("scale " + kJob + " --machine a100 --tensor 5");
   EXPECT_EQ(r.exit_code, 1) << r.output;

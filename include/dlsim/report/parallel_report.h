@@ -13,6 +13,10 @@ namespace dlsim {
 struct ScaleReportContext {
   std::string machine;      // the machine's name
   double train_tokens = 0;  // > 0: days to train them
+  // --baseline: the same job on another machine (its step, fastest layout
+  // with --search); the figure of merit is baseline step / this step.
+  std::string baseline_machine;
+  double baseline_step_s = 0;
 };
 
 std::string ParallelStepToJson(const ParallelStepEstimate& est, const ScaleReportContext& ctx);
