@@ -10,7 +10,7 @@ Rules fixed before any comparison, the same for every row:
 - A100 rows run on machines/a100.yaml (DGX A100, kernels scaled from the
   H100), H100 rows on machines/h100.yaml.
 - Attention: Megatron-LM 2021-2022 ran it unfused (fused softmax kernel);
-  the 2024 README rows flash.
+  the 2024 README rows and MLPerf's NeMo runs (2023-2024) fused (flash).
 - Precision: Narayanan et al. 2021 trained in fp16, the others in bf16.
   MLPerf GPT-3 runs in FP8, which dlsim does not price: those rows are
   listed, not scored.
@@ -48,7 +48,7 @@ def job_yaml(row):
     a100 = row["gpu"].startswith("A100")
     layers, hidden = intval(row, "layers"), intval(row, "hidden")
     ffn = intval(row, "ffn_hidden") or 4 * hidden
-    attention = "flash" if row["id"].startswith("mlm24") else "unfused"
+    attention = "flash" if row["id"].startswith(("mlm24", "mlperf")) else "unfused"
     lines = [f"name: {row['id']}", "model:", f"  layers: {layers}", f"  hidden: {hidden}",
              f"  heads: {intval(row, 'heads')}", f"  ffn_hidden: {ffn}",
              f"  vocab: {intval(row, 'vocab') or 51200}", f"  seq_len: {intval(row, 'seq_len')}",
@@ -97,7 +97,7 @@ def run_row(dlsim, row):
     finally:
         os.unlink(path)
     if out.returncode != 0:
-        return {"status": "error: " + out.stderr.strip().splitlines()[-1]}
+        return {"status": "error: " + out.stderr.strip().splitlines()[-1].replace(path, "the job")}
     est = json.loads(out.stdout)["layouts"][0]
     measured, basis = measured_step_s(row, est)
     res = {"status": "ok", "machine": machine, "dlsim_step_s": est["step_s"],
