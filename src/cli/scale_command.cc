@@ -7,6 +7,8 @@
 
 #include "commands.h"
 #include "dlsim/distributed/layout_search.h"
+#include "dlsim/distributed/transformer_from_graph.h"
+#include "dlsim/model/onnx_import.h"
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/machine/training_job_io.h"
 #include "dlsim/report/parallel_report.h"
@@ -16,6 +18,8 @@ namespace {
 
 struct ScaleArgs {
   std::string job;
+  std::string onnx;               // --onnx: the model from its graph instead
+  std::vector<std::string> dims;  // --dim NAME=N for --onnx
   std::string machine = "h100";
   std::string baseline;  // "" = none
   int64_t tensor = 0, pipeline = 0, data = 0, virtual_stages = 0, microbatch = 0;
@@ -117,11 +121,34 @@ Result<LayoutSearchResult> Run(const ScaleArgs& a, const TrainingJob& job, const
   return r;
 }
 
+// The job: a job file, or with --onnx the model read from its graph and a
+// layout from the command line alone (global batch: one microbatch per
+// replica unless given).
+Result<TrainingJob> LoadJob(const ScaleArgs& a) {
+  if (a.job.empty() == a.onnx.empty()) {
+    return InvalidArgument("give a job file or --onnx MODEL, not both");
+  }
+  if (!a.job.empty()) return LoadTrainingJob(a.job);
+  ImportOptions io;
+  io.batch = 1;
+  for (const std::string& spec : a.dims) {
+    DLSIM_ASSIGN_OR_RETURN(auto dim, ParseDimSpec(spec));
+    io.named_dims[dim.first] = dim.second;
+  }
+  DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadOnnxModel(a.onnx, io));
+  TrainingJob job;
+  job.source_path = a.onnx;
+  DLSIM_ASSIGN_OR_RETURN(job.model, TransformerFromGraph(graph));
+  const int64_t mb = a.microbatch > 0 ? a.microbatch : 1, dp = a.data > 0 ? a.data : 1;
+  job.plan.global_batch = a.global_batch > 0 ? a.global_batch : mb * dp;
+  return job;
+}
+
 Status RunScale(const ScaleArgs& a) {
   if (a.format != "table" && a.format != "json" && a.format != "csv") {
     return InvalidArgument("--format must be table, json or csv, got '" + a.format + "'");
   }
-  DLSIM_ASSIGN_OR_RETURN(TrainingJob job, LoadTrainingJob(a.job));
+  DLSIM_ASSIGN_OR_RETURN(TrainingJob job, LoadJob(a));
   DLSIM_RETURN_IF_ERROR(ApplyOverrides(a, &job.plan));
   if (!a.search && a.gpus > 0 && a.gpus != job.plan.gpus()) {
     return InvalidArgument("--gpus " + std::to_string(a.gpus) + " differs from tensor x pipeline"
@@ -167,7 +194,11 @@ void RegisterScaleCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "scale", "training step of a large transformer under tensor, pipeline and data "
                "parallelism, or a search for the fastest layout (docs/parallel.md)");
-  cmd->add_option("job", a->job, "training job YAML (model and parallel sections)")->required();
+  cmd->add_option("job", a->job, "training job YAML (model and parallel sections)");
+  cmd->add_option("--onnx", a->onnx,
+                  "read the transformer from this ONNX export instead of a job file "
+                  "(GPT-style, LayerNormalization nodes); the layout from the options");
+  cmd->add_option("--dim", a->dims, "with --onnx: a symbolic input dim, NAME=N (e.g. seq=2048)");
   cmd->add_option("--machine", a->machine, "machine YAML or bundled name")->capture_default_str();
   cmd->add_option("--tensor", a->tensor, "tensor-parallel size")->check(CLI::PositiveNumber);
   cmd->add_option("--pipeline", a->pipeline, "pipeline stages")->check(CLI::PositiveNumber);

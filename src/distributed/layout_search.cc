@@ -51,6 +51,11 @@ Result<LayoutSearchResult> SearchLayouts(const ParallelStepModel& model,
         for (int64_t v : o.virtual_stages) {
           if (v > 1 && (pp == 1 || m.layers % (pp * v) != 0)) continue;
           for (Recompute rc : o.recomputes) {
+            // Fused attention recomputes its scores itself: selective = none.
+            if (rc == Recompute::kSelective && m.attention == AttentionImpl::kFlash &&
+                o.recomputes.size() > 1) {
+              continue;
+            }
             for (bool sp : o.sequence_parallel) {
               if (sp && t == 1) continue;
               for (int zero : o.zero_stages) {

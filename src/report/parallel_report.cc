@@ -38,7 +38,8 @@ ordered_json EstimateJson(const ParallelStepEstimate& e, const ScaleReportContex
   const TransformerSpec& m = e.model;
   j["model"] = {{"name", m.name},         {"layers", m.layers},   {"hidden", m.hidden},
                 {"heads", m.heads},       {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden},
-                {"vocab", m.vocab},       {"seq_len", m.seq_len}, {"params", m.Params()},
+                {"vocab", m.vocab},       {"seq_len", m.seq_len}, {"gated_ffn", m.gated_ffn},
+                {"tied_embeddings", m.tied_embeddings}, {"params", m.Params()},
                 {"attention", AttentionImplName(m.attention)}};
   j["machine"] = ctx.machine;
   j["plan"] = PlanJson(e.plan);
