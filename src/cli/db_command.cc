@@ -2,6 +2,8 @@
 // summarise it, export it, and fit the per-op-class models.
 #include <cmath>
 #include <cstdio>
+#include <cctype>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -28,7 +30,20 @@ struct DbOptions {
   std::string band_keys;  // db fit: job list of keys of unseen models
 };
 
+// A file with nothing but blanks holds no record: refused before the
+// database is opened (or created), so that nothing is written.
+Status CheckNotBlank(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Ok();  // the import names a missing file itself
+  char c = 0;
+  while (in.get(c)) {
+    if (!std::isspace(static_cast<unsigned char>(c))) return Status::Ok();
+  }
+  return InvalidArgument(path + ": no measurement record (the file is empty); nothing imported");
+}
+
 Status RunImport(const DbOptions& o) {
+  for (const std::string& f : o.files) DLSIM_RETURN_IF_ERROR(CheckNotBlank(f));
   DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kCreate));
   DLSIM_ASSIGN_OR_RETURN(ImportStats stats, db.ImportJsonl(o.files));
   for (const std::string& w : stats.warnings) ReportWarning(w);

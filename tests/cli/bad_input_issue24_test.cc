@@ -176,6 +176,15 @@ TEST_P(Issue24Test, FailsCleanlyNamingFileAndPlace) { ExpectCleanFailure(GetPara
 
 INSTANTIATE_TEST_SUITE_P(Issue24, Issue24Test, ::testing::ValuesIn(kCases), CaseName);
 
+// An empty records file is refused before the database is created.
+TEST(Issue24Extra, EmptyRecordsFileImportsNothing) {
+  const std::string db = (WorkDir() / "empty_import.sqlite").string();
+  const Outcome r = RunDlsim("db import --db " + db + " " + WriteFile("empty.jsonl", "\n  \n"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("empty.jsonl: no measurement record"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
 // The echo of a non-YAML file is cut, not the whole file.
 TEST(Issue24Extra, NonYamlMachineIsNotEchoed) {
   const Outcome r = RunDlsim("estimate " + kTinyModel + " --machine " +
