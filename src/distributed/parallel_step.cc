@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "dlsim/distributed/gpu_memory.h"
 #include "dlsim/distributed/transformer_calls.h"
@@ -114,6 +115,127 @@ std::vector<ParallelStepModel::PricedCall> ParallelStepModel::MicrobatchCalls(
   return out;
 }
 
+namespace {
+
+// Kernel time of one microbatch: a layer's passes, the embedding, the head.
+struct PartTimes {
+  Priced layer_fwd, layer_bwd, layer_re, embedding, head;
+};
+
+// Seconds of the collectives and sends one stage makes per microbatch.
+struct CommTimes {
+  double per_layer = 0;  // tensor-parallel, one layer
+  double embedding = 0;  // tensor-parallel, first stage
+  double head = 0;       // tensor-parallel, last stage
+  double sends = 0;      // pipeline, every stage
+};
+
+// Tensor-parallel collectives of one layer and microbatch: two in the
+// forward and two in the backward (all-reduces, or with sequence
+// parallelism an all-gather and a reduce-scatter each, the same traffic),
+// again in a full recomputation; the embedding's output and the head's
+// input one each way, and the loss's three small all-reduces of a float per
+// token. Pipeline sends: activations forward and gradients back at every
+// chunk boundary, split over the tensor-parallel ranks (Megatron's
+// scatter/gather), across nodes when stages are a node or more apart.
+CommTimes CommOf(const CollectiveModel& comm, const TransformerSpec& m, const ParallelPlan& p,
+                 int per_node) {
+  CommTimes c;
+  const int tp = static_cast<int>(p.tensor);
+  const double act = ActivationBytes(m, p);
+  double op = 0;  // one all-reduce, or all-gather + reduce-scatter
+  if (tp > 1 && !p.sequence_parallel) {
+    op = comm.GroupTime(Collective::kAllReduce, tp, tp, act).time_s;
+  } else if (tp > 1) {
+    op = comm.GroupTime(Collective::kAllGather, tp, tp, act).time_s +
+         comm.GroupTime(Collective::kReduceScatter, tp, tp, act).time_s;
+  }
+  const double passes = p.recompute == Recompute::kFull ? 3 : 2;
+  c.per_layer = 2 * passes * op;
+  const double tokens = static_cast<double>(p.microbatch) * m.seq_len;
+  const double loss =
+      tp > 1 ? 3 * comm.GroupTime(Collective::kAllReduce, tp, tp, 4 * tokens).time_s : 0;
+  c.embedding = 2 * op;
+  c.head = 2 * op + loss;
+  if (p.pipeline > 1) {
+    const bool across = p.tensor * p.data >= per_node;
+    c.sends = 2.0 * p.virtual_stages * comm.SendTimeS(act / tp, across);
+  }
+  return c;
+}
+
+// The pipeline: each stage's time per microbatch, the slowest one's parts.
+struct Pipeline {
+  double step_s = 0;     // m t_max + (sum - t_max) / v
+  double t_max = 0;      // the slowest stage, per microbatch
+  Priced busiest;        // its kernels
+  double busiest_comm = 0;
+  double busiest_re = 0;
+};
+
+Pipeline PipelineOf(const TransformerSpec& m, const ParallelPlan& p, const PartTimes& k,
+                    const CommTimes& c) {
+  const double layers = static_cast<double>(m.layers) / p.pipeline;
+  Pipeline out;
+  double sum = 0;
+  for (int64_t st = 0; st < p.pipeline; ++st) {
+    Priced kernels;
+    kernels.Add(k.layer_fwd, layers);
+    kernels.Add(k.layer_bwd, layers);
+    kernels.Add(k.layer_re, layers);
+    double comm = layers * c.per_layer + c.sends;
+    if (st == 0) kernels.Add(k.embedding, 1), comm += c.embedding;
+    if (st == p.pipeline - 1) kernels.Add(k.head, 1), comm += c.head;
+    const double t = kernels.s + comm;
+    sum += t;
+    if (st == 0 || t > out.t_max) {
+      out.t_max = t;
+      out.busiest = kernels;
+      out.busiest_comm = comm;
+      out.busiest_re = layers * k.layer_re.s;
+    }
+  }
+  // 1F1B: m microbatches through the slowest stage, plus the fill and drain
+  // of the others; interleaving divides the bubble by the virtual stages.
+  out.step_s = static_cast<double>(p.microbatches()) * out.t_max +
+               (sum - out.t_max) / p.virtual_stages;
+  return out;
+}
+
+void FillThroughput(const Machine& machine, ParallelStepEstimate* est) {
+  const TransformerSpec& m = est->model;
+  const ParallelPlan& p = est->plan;
+  const double step = est->time.step_s, gpus = static_cast<double>(p.gpus());
+  est->model_flops = ModelFlopsPerStep(m, p.global_batch);
+  double extra = 0;  // recomputed FLOPs
+  if (p.recompute == Recompute::kFull) extra = est->model_flops / 3;
+  if (p.recompute == Recompute::kSelective && m.attention == AttentionImpl::kUnfused) {
+    extra = static_cast<double>(p.global_batch) * m.seq_len * m.layers * 4.0 * m.seq_len * m.hidden;
+  }
+  est->hardware_flops = est->model_flops + extra;
+  est->model_tflops_per_gpu = est->model_flops / (step * gpus) / 1e12;
+  est->hardware_tflops_per_gpu = est->hardware_flops / (step * gpus) / 1e12;
+  const double peak = p.dtype == DType::kFloat16 ? machine.device.peak_flops.fp16_matrix
+                                                 : machine.device.peak_flops.bf16_matrix;
+  est->mfu = peak > 0 ? est->model_tflops_per_gpu * 1e12 / peak : 0;
+  est->tokens_per_s = static_cast<double>(p.global_batch) * m.seq_len / step;
+}
+
+void FillMemory(const Machine& machine, ParallelStepEstimate* est) {
+  est->memory = PeakGpuMemory(est->model, est->plan);
+  const double capacity = machine.device.memory_bytes;
+  est->fits = capacity <= 0 || est->memory.total_bytes() <= capacity;
+  if (!est->fits) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "does not fit: %.1f GiB per GPU of %.1f GiB (%s)",
+                  est->memory.total_bytes() / 1073741824.0, capacity / 1073741824.0,
+                  machine.name.c_str());
+    est->warnings.push_back(buf);
+  }
+}
+
+}  // namespace
+
 Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& m,
                                                          const ParallelPlan& p) const {
   DLSIM_RETURN_IF_ERROR(ValidateTransformer(m));
@@ -128,140 +250,58 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
   ParallelStepEstimate est;
   est.model = m;
   est.plan = p;
-
   auto price_all = [&](const std::vector<KernelCall>& calls) {
     Priced out;
     for (const KernelCall& c : calls) out.Add(Price(c));
     return out;
   };
-  const PassCalls layer = TransformerLayerCalls(m, p);
-  const PassCalls own = FrameworkLayerCalls(m, p);
-  Priced layer_fwd = price_all(layer.fwd), layer_bwd = price_all(layer.bwd),
-         layer_re = price_all(layer.recompute);
-  layer_fwd.Add(price_all(own.fwd), 1);
-  layer_bwd.Add(price_all(own.bwd), 1);
-  layer_re.Add(price_all(own.recompute), 1);
-  const PassCalls emb = EmbeddingCalls(m, p), head = HeadCalls(m, p);
-  Priced emb_t = price_all(emb.fwd), head_t = price_all(head.fwd);
-  emb_t.Add(price_all(emb.bwd), 1);
-  head_t.Add(price_all(head.bwd), 1);
-
-  // Tensor-parallel collectives of one layer and microbatch: two in the
-  // forward and two in the backward (all-reduces, or with sequence
-  // parallelism an all-gather and a reduce-scatter each, the same traffic),
-  // again in a full recomputation.
-  const int tp = static_cast<int>(p.tensor);
-  const double act = ActivationBytes(m, p);
-  auto tp_pair = [&]() {
-    if (tp == 1) return 0.0;
-    if (!p.sequence_parallel) return comm_.GroupTime(Collective::kAllReduce, tp, tp, act).time_s;
-    return comm_.GroupTime(Collective::kAllGather, tp, tp, act).time_s +
-           comm_.GroupTime(Collective::kReduceScatter, tp, tp, act).time_s;
+  auto price_pass = [&](const PassCalls& a, const PassCalls& b, Priced* fwd, Priced* bwd,
+                        Priced* re) {
+    *fwd = price_all(a.fwd), *bwd = price_all(a.bwd), *re = price_all(a.recompute);
+    fwd->Add(price_all(b.fwd), 1), bwd->Add(price_all(b.bwd), 1), re->Add(price_all(b.recompute), 1);
   };
-  const double tp_op = tp_pair();  // one all-reduce (or AG + RS)
-  const double passes = p.recompute == Recompute::kFull ? 3 : 2;
-  const double tp_layer = 2 * passes * tp_op;
-  // Embedding output and head input: one each way; the loss's three small
-  // all-reduces of a float per token.
-  const double tokens = static_cast<double>(p.microbatch) * m.seq_len;
-  const double tp_loss =
-      tp > 1 ? 3 * comm_.GroupTime(Collective::kAllReduce, tp, tp, 4 * tokens).time_s : 0;
-  const double tp_emb = 2 * tp_op, tp_head = 2 * tp_op + tp_loss;
+  PartTimes k;
+  price_pass(TransformerLayerCalls(m, p), FrameworkLayerCalls(m, p), &k.layer_fwd, &k.layer_bwd,
+             &k.layer_re);
+  const PassCalls emb = EmbeddingCalls(m, p), head = HeadCalls(m, p);
+  k.embedding = price_all(emb.fwd), k.head = price_all(head.fwd);
+  k.embedding.Add(price_all(emb.bwd), 1);
+  k.head.Add(price_all(head.bwd), 1);
+  const CommTimes c = CommOf(comm_, m, p, per_node);
+  const Pipeline pipe = PipelineOf(m, p, k, c);
 
-  // Pipeline sends: activations forward, gradients back, per chunk boundary,
-  // split over the tensor-parallel ranks (Megatron's scatter/gather).
-  const bool pp_across = p.tensor * p.data >= per_node;
-  const double send = p.pipeline > 1 ? comm_.SendTimeS(act / tp, pp_across) : 0;
-  const double pp_sends = 2.0 * p.virtual_stages * send;
-
-  const double layers_per_stage = static_cast<double>(m.layers) / p.pipeline;
-  std::vector<double> stage_s(p.pipeline);
-  Priced busiest;
-  double busiest_comm = 0;
-  double busiest_re = 0;
-  size_t busiest_stage = 0;
-  for (int64_t st = 0; st < p.pipeline; ++st) {
-    Priced k;
-    k.Add(layer_fwd, layers_per_stage);
-    k.Add(layer_bwd, layers_per_stage);
-    k.Add(layer_re, layers_per_stage);
-    double comm = layers_per_stage * tp_layer + pp_sends;
-    if (st == 0) k.Add(emb_t, 1), comm += tp_emb;
-    if (st == p.pipeline - 1) k.Add(head_t, 1), comm += tp_head;
-    stage_s[st] = k.s + comm;
-    if (st == 0 || stage_s[st] > stage_s[busiest_stage]) {
-      busiest_stage = static_cast<size_t>(st);
-      busiest = k;
-      busiest_comm = comm;
-      busiest_re = layers_per_stage * layer_re.s;
-    }
-  }
   const double mb = static_cast<double>(p.microbatches());
-  const double t_max = stage_s[busiest_stage];
-  double t_sum = 0;
-  for (double t : stage_s) t_sum += t;
-  // 1F1B: m microbatches through the slowest stage, plus the fill and drain
-  // of the others; interleaving divides the bubble by the virtual stages.
-  const double pipe_s = mb * t_max + (t_sum - t_max) / p.virtual_stages;
-
-  // Data parallelism: fp32 gradients of the stage reduced across replicas
-  // (ZeRO 1-2: reduce-scatter, then all-gather of the 16-bit weights).
-  const GpuMemory mem = PeakGpuMemory(m, p);
-  const double stage_params =
-      (layers_per_stage * m.LayerParams() + m.EmbeddingParams()) / p.tensor;
+  const double layers = static_cast<double>(m.layers) / p.pipeline;
+  const double stage_params = (layers * m.LayerParams() + m.EmbeddingParams()) / p.tensor;
   const int dp_per_node = static_cast<int>(std::clamp<int64_t>(per_node / p.tensor, 1, p.data));
   DataParallelTimes dpt;
-  dpt.layer_fwd_s = layer_fwd.s;
-  dpt.layer_bwd_s = layer_bwd.s + layer_re.s;
-  dpt.layers = layers_per_stage;
+  dpt.layer_fwd_s = k.layer_fwd.s;
+  dpt.layer_bwd_s = k.layer_bwd.s + k.layer_re.s;
+  dpt.layers = layers;
   dpt.microbatches = mb;
-  const double dp_exposed =
-      ExposedDataParallelS(comm_, m, p, stage_params, dp_per_node, dpt);
-
-  const double opt_params = stage_params / (p.zero_stage >= 1 ? p.data : 1);
-  Priced opt = price_all(OptimizerCalls(p, opt_params));
+  const double dp_exposed = ExposedDataParallelS(comm_, m, p, stage_params, dp_per_node, dpt);
+  Priced opt = price_all(OptimizerCalls(p, stage_params / (p.zero_stage >= 1 ? p.data : 1)));
   opt.Add(price_all(DdpStepCalls(m, p)), 1);
 
   StepTimes& t = est.time;
-  t.compute_s = mb * (busiest.s - busiest_re);
-  t.recompute_s = mb * busiest_re;
-  t.tensor_comm_s = mb * (busiest_comm - (p.pipeline > 1 ? pp_sends : 0));
-  t.pipeline_comm_s = p.pipeline > 1 ? mb * pp_sends : 0;
-  t.bubble_s = pipe_s - mb * t_max;
+  t.compute_s = mb * (pipe.busiest.s - pipe.busiest_re);
+  t.recompute_s = mb * pipe.busiest_re;
+  t.tensor_comm_s = mb * (pipe.busiest_comm - (p.pipeline > 1 ? c.sends : 0));
+  t.pipeline_comm_s = p.pipeline > 1 ? mb * c.sends : 0;
+  t.bubble_s = pipe.step_s - mb * pipe.t_max;
   t.data_comm_s = dp_exposed;
   t.optimizer_s = opt.s;
-  t.step_s = pipe_s + dp_exposed + opt.s;
-  const double kernel_s = mb * busiest.s;
-  const double rest = t.step_s - kernel_s;
-  const double scale = pipe_s / std::max(mb * t_max, 1e-30);  // bubble grows with the stage
-  t.p10_step_s = mb * busiest.p10 * scale + (rest - (scale - 1) * kernel_s);
-  t.p90_step_s = mb * busiest.p90 * scale + (rest - (scale - 1) * kernel_s);
+  t.step_s = pipe.step_s + dp_exposed + opt.s;
+  // The kernels' bands carried to the step (the bubble grows with the stage).
+  const double kernel_s = mb * pipe.busiest.s, rest = t.step_s - kernel_s;
+  const double scale = pipe.step_s / std::max(mb * pipe.t_max, 1e-30);
+  t.p10_step_s = mb * pipe.busiest.p10 * scale + (rest - (scale - 1) * kernel_s);
+  t.p90_step_s = mb * pipe.busiest.p90 * scale + (rest - (scale - 1) * kernel_s);
   for (size_t i = 0; i < 4; ++i) {
-    est.source_share[i] = busiest.s > 0 ? busiest.by_source[i] / busiest.s : 0;
+    est.source_share[i] = pipe.busiest.s > 0 ? pipe.busiest.by_source[i] / pipe.busiest.s : 0;
   }
-
-  est.memory = mem;
-  const double capacity = machine.device.memory_bytes;
-  est.fits = capacity <= 0 || mem.total_bytes() <= capacity;
-  if (!est.fits) {
-    est.warnings.push_back("does not fit: " + std::to_string(mem.total_bytes() / 1073741824.0) +
-                           " GiB per GPU of " + std::to_string(capacity / 1073741824.0));
-  }
-  const double gpus = static_cast<double>(p.gpus());
-  est.model_flops = ModelFlopsPerStep(m, p.global_batch);
-  const double fwd_flops = est.model_flops / 3;
-  double extra = 0;
-  if (p.recompute == Recompute::kFull) extra = fwd_flops;
-  if (p.recompute == Recompute::kSelective && m.attention == AttentionImpl::kUnfused) {
-    extra = static_cast<double>(p.global_batch) * m.seq_len * m.layers * 4.0 * m.seq_len * m.hidden;
-  }
-  est.hardware_flops = est.model_flops + extra;
-  est.model_tflops_per_gpu = est.model_flops / (t.step_s * gpus) / 1e12;
-  est.hardware_tflops_per_gpu = est.hardware_flops / (t.step_s * gpus) / 1e12;
-  const double peak = p.dtype == DType::kFloat16 ? machine.device.peak_flops.fp16_matrix
-                                                 : machine.device.peak_flops.bf16_matrix;
-  est.mfu = peak > 0 ? est.model_tflops_per_gpu * 1e12 / peak : 0;
-  est.tokens_per_s = static_cast<double>(p.global_batch) * m.seq_len / t.step_s;
+  FillMemory(machine, &est);
+  FillThroughput(machine, &est);
   return est;
 }
 
