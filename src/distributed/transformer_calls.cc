@@ -192,8 +192,8 @@ PassCalls TransformerLayerCalls(const TransformerSpec& m, const ParallelPlan& p)
 PassCalls EmbeddingCalls(const TransformerSpec& m, const ParallelPlan& p) {
   const CallFactory f = Factory(p, "fwd");
   const CallFactory b = Factory(p, "bwd");
-  const int64_t tokens = p.microbatch * m.seq_len;
-  const int64_t ln_tokens = p.sequence_parallel ? tokens / p.tensor : tokens;
+  const LayerDims d = DimsOf(m, p);
+  const int64_t tokens = d.tokens, ln_tokens = d.ln_tokens;
   PassCalls out;
   out.fwd.push_back(f.Copy("gather", tokens * m.hidden));
   if (!m.gated_ffn) out.fwd.push_back(f.Pointwise("add", tokens * m.hidden, 2));  // positions
@@ -206,8 +206,8 @@ PassCalls EmbeddingCalls(const TransformerSpec& m, const ParallelPlan& p) {
 PassCalls HeadCalls(const TransformerSpec& m, const ParallelPlan& p) {
   const CallFactory f = Factory(p, "fwd");
   const CallFactory b = Factory(p, "bwd");
-  const int64_t tokens = p.microbatch * m.seq_len;
-  const int64_t ln_tokens = p.sequence_parallel ? tokens / p.tensor : tokens;
+  const LayerDims d = DimsOf(m, p);
+  const int64_t tokens = d.tokens, ln_tokens = d.ln_tokens;
   const int64_t vocab = (m.vocab + p.tensor - 1) / p.tensor;
   PassCalls out;
   out.fwd.push_back(f.Norm(KernelKind::kLayerNormFwd, "layer_norm", ln_tokens, m.hidden));
