@@ -125,7 +125,10 @@ Result<LayoutSearchResult> Run(const ScaleArgs& a, const TrainingJob& job, const
 // layout from the command line alone (global batch: one microbatch per
 // replica unless given).
 Result<TrainingJob> LoadJob(const ScaleArgs& a) {
-  if (a.job.empty() == a.onnx.empty()) {
+  if (a.job.empty() && a.onnx.empty()) {
+    return InvalidArgument("give a training job file (docs/parallel.md) or --onnx MODEL");
+  }
+  if (!a.job.empty() && !a.onnx.empty()) {
     return InvalidArgument("give a job file or --onnx MODEL, not both");
   }
   if (!a.job.empty()) return LoadTrainingJob(a.job);
