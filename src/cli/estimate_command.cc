@@ -27,6 +27,8 @@ struct EstimateArgs {
   std::string html_path;
   std::string workload;
   int top = 0;
+  std::string sort;  // "", "time", "graph"
+  bool quiet = false;
   ModelOptions model_opts;
 };
 
@@ -94,6 +96,9 @@ Status RunEstimate(const EstimateArgs& args) {
   for (const std::string& w : e.warnings) ReportWarning(w);
   ReportOptions ro;
   ro.max_table_rows = args.top;
+  // --top lists the slowest layers unless --sort says otherwise.
+  ro.sort_by_time = args.sort.empty() ? args.top > 0 : args.sort == "time";
+  ro.quiet = args.quiet;
   if (args.format == "json") {
     std::cout << EstimateToJson(e, ro) << "\n";
   } else if (args.format == "csv") {
@@ -123,7 +128,12 @@ void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
                   "also write a self-contained HTML report to FILE: summary, time breakdown, "
                   "critical path, roofline, pricing sources (docs/reports.md)")
       ->type_name("FILE");
-  cmd->add_option("--top", args->top, "table: show at most this many layers");
+  cmd->add_option("--top", args->top, "table: show the this many slowest layers")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--sort", args->sort,
+                  "table: layer order, time (slowest first; the default with --top) or graph")
+      ->check(CLI::IsMember({"time", "graph"}));
+  cmd->add_flag("--quiet", args->quiet, "table: the headline alone (the figure to quote)");
   AddModelOptions(cmd, &args->model_opts, true);
   cmd->callback([args, exit_code] {
     Status s = RunEstimate(*args);

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "dlsim/report/report.h"
 
@@ -17,19 +19,56 @@ std::string Row(const std::string& name, const std::string& op, size_t kernels,
 
 }  // namespace
 
+void WriteEstimateHeadline(std::ostream& out, const Estimate& e) {
+  const char* unit = e.mode == "training" ? "training step" : "batch";
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "estimate: %s per %s run op by op (eager); %s captured as a CUDA graph or "
+                "compiled (P10-P90 %s - %s)\n",
+                FormatTime(e.eager_s).c_str(), unit, FormatTime(e.gpu_time_s).c_str(),
+                FormatTime(e.p10_s).c_str(), FormatTime(e.p90_s).c_str());
+  out << buf;
+  if (e.host_s >= e.gpu_time_s && e.eager_s > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "host-bound: the GPU is busy %.0f %% of the eager time; capturing the %s as a "
+                  "CUDA graph or compiling it would save %s\n",
+                  100 * e.gpu_time_s / e.eager_s, unit,
+                  FormatTime(e.eager_s - e.gpu_time_s).c_str());
+    out << buf;
+  }
+  out << "priced by:";
+  for (const auto& [source, share] : e.source_share) {
+    std::snprintf(buf, sizeof buf, " %s %.1f%%", source.c_str(), share * 100);
+    out << buf;
+  }
+  out << "\n";
+}
+
 void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOptions& options) {
   out << "model " << e.model << " on " << e.machine << ", batch " << e.batch << ", "
-      << e.dtype << ", " << e.mode << "\n\n";
+      << e.dtype << ", " << e.mode << "\n";
+  WriteEstimateHeadline(out, e);
+  if (options.quiet) return;
+  out << "\n";
   char header[256];
   std::snprintf(header, sizeof header, "%-40s %-18s %7s %14s %12s %12s %-8s %-9s\n", "layer",
                 "op", "kernels", "FLOPs", "bytes", "time", "bound", "source");
   out << header;
-  int rows = 0;
+  std::vector<const LayerEstimate*> layers;
   for (const LayerEstimate& l : e.layers) {
-    if (l.calls.empty()) continue;
+    if (!l.calls.empty()) layers.push_back(&l);
+  }
+  if (options.sort_by_time) {
+    std::stable_sort(layers.begin(), layers.end(), [](const LayerEstimate* a,
+                                                      const LayerEstimate* b) {
+      return a->time_s() > b->time_s();
+    });
+  }
+  int rows = 0;
+  for (const LayerEstimate* l : layers) {
     if (options.max_table_rows > 0 && rows++ >= options.max_table_rows) break;
-    out << Row(l.name, l.op_type, l.calls.size(), FormatFlops(l.flops), FormatBytes(l.bytes),
-               FormatTime(l.time_s()), BoundName(l.bound()), CostSourceName(l.source()));
+    out << Row(l->name, l->op_type, l->calls.size(), FormatFlops(l->flops), FormatBytes(l->bytes),
+               FormatTime(l->time_s()), BoundName(l->bound()), CostSourceName(l->source()));
   }
   out << "\n";
   char buf[256];

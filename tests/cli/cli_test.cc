@@ -91,8 +91,31 @@ TEST(CliTest, EstimateCsvHasOneRowPerLayer) {
   EXPECT_EQ(r.out.rfind("layer,op_type,kernels,", 0), 0u);
 }
 
+TEST(CliTest, EstimateLeadsWithTheHeadline) {
+  CmdResult r = Dlsim("estimate " + Zoo("resnet50") + " --machine h100 --batch 1 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("estimate: 4.686 ms per batch run op by op (eager); 942.7 us captured"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host-bound: the GPU is busy 20 % of the eager time"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("layer "), std::string::npos) << r.out;  // --quiet: no layers
+}
+
+TEST(CliTest, TopListsTheSlowestLayers) {
+  CmdResult r = Dlsim("estimate " + Zoo("resnet50") + " --machine h100 --batch 1 --top 1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("/layer4/layer4.0/conv2/Conv"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("/conv1/Conv"), std::string::npos) << r.out;
+  r = Dlsim("estimate " + Zoo("resnet50") + " --machine h100 --batch 1 --top 1 --sort graph");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("/conv1/Conv"), std::string::npos) << r.out;
+  r = Dlsim("estimate " + Zoo("resnet50") + " --machine h100 --sort slowest");
+  EXPECT_NE(r.exit_code, 0) << r.out;
+}
+
 TEST(CliTest, EveryCommandHasHelp) {
-  for (const char* cmd : {"estimate", "inspect", "machines", "plan", "db", "fom"}) {
+  for (const char* cmd : {"estimate", "inspect", "machines", "plan", "db", "fom", "sweep",
+                          "analyze", "compare", "comm", "scale"}) {
     CmdResult r = Dlsim(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;

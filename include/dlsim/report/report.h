@@ -13,7 +13,14 @@ namespace dlsim {
 struct ReportOptions {
   bool include_calls = true;  // per-call detail in JSON
   int max_table_rows = 0;     // 0 = every layer
+  bool sort_by_time = false;  // table: slowest layers first (else graph order)
+  bool quiet = false;         // table: the headline alone
 };
+
+// The figure to quote, first: the step run op by op (eager), the same
+// captured as a CUDA graph or compiled (the one-stream GPU time), its band,
+// whether the host bounds it, and the pricing sources.
+void WriteEstimateHeadline(std::ostream& out, const Estimate& estimate);
 
 std::string EstimateToJson(const Estimate& estimate, const ReportOptions& options);
 void WriteEstimateTable(std::ostream& out, const Estimate& estimate,
