@@ -21,6 +21,7 @@ __all__ = ["estimate", "sweep", "Error", "DlsimWarning"]
 __version__ = "0.1.0"
 
 Error = _dlsim.Error
+Error.__module__ = __name__  # dlsim.Error in tracebacks
 
 
 class DlsimWarning(UserWarning):

@@ -48,6 +48,25 @@ class EstimateTest(unittest.TestCase):
         self.assertEqual(got, want)
         self.assertEqual(got["mode"], "training")
 
+    def test_dims_and_inputs_as_the_cli(self):
+        model = "tests/data/models/attention_opset17.onnx"
+        got = dlsim.estimate(model, dims={"batch": 2, "sequence": 16})
+        want = json.loads(cli("estimate", model, "--dim", "batch=2", "--dim", "sequence=16",
+                              "--format", "json"))
+        self.assertEqual(got, want)
+        got = dlsim.estimate(model, inputs=["x:2x16x64"], dtype="fp16")
+        want = json.loads(cli("estimate", model, "--input", "x:2x16x64", "--dtype", "fp16",
+                              "--format", "json"))
+        self.assertEqual(got, want)
+
+    def test_warnings_as_python_warnings(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            e = dlsim.estimate("tests/data/zoo/vgg16.onnx", batch=2048)
+        self.assertTrue(e["warnings"])
+        self.assertEqual([str(w.message) for w in caught], e["warnings"])
+        self.assertTrue(all(w.category is dlsim.DlsimWarning for w in caught))
+
     def test_model_batch_by_default(self):
         self.assertEqual(dlsim.estimate(TINY_CNN)["batch"],
                          json.loads(cli("estimate", TINY_CNN, "--format", "json"))["batch"])
