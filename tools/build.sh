@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds into build/ (the CLI ends up at build/dlsim).
+# Configures and builds into build/ (the CLI ends up at build/dlsim; the Python
+# module in build/python/ where pybind11 is found: docs/python.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)

@@ -4,13 +4,16 @@
 Each ```sh block line that starts with `build/dlsim` runs with bash, as written,
 in a scratch folder that links every top-level entry of the repository (so the
 page's relative paths resolve and nothing is written into the checkout), with
-build/dlsim pointing at --dlsim. A ```yaml block right after a line saying
-"Save this as `NAME`" is written to NAME there first. A command fails the check
+build/dlsim pointing at --dlsim. Lines that start with `PYTHONPATH=build/python`
+run too, with build/python pointing at --python-dir, when that is given (where
+the Python module is built; else they are skipped). A ```yaml block right after
+a line saying "Save this as `NAME`" is written to NAME there first. A command fails the check
 if it exits non-zero. With --compare, each output line the page shows (after
 the command, `…` lines skipped) that the run did not print is listed too (a
 report, not a failure: figures move with the calibration).
 
-Usage: tools/check_getting_started.py [--dlsim build/dlsim] [--compare]
+Usage: tools/check_getting_started.py [--dlsim build/dlsim] [--python-dir build/python]
+                                      [--compare]
 Run by ctest as the test `getting_started_commands` (label `docs`).
 """
 import argparse
@@ -39,6 +42,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
     ap.add_argument("--root", default=ROOT)
+    ap.add_argument("--python-dir", default=None,
+                    help="the built Python module's folder: run the PYTHONPATH=build/python lines")
     ap.add_argument("--compare", action="store_true")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
@@ -53,6 +58,8 @@ def main():
                 os.symlink(os.path.join(root, name), os.path.join(scratch, name))
         os.mkdir(os.path.join(scratch, "build"))
         os.symlink(dlsim, os.path.join(scratch, "build", "dlsim"))
+        if args.python_dir:
+            os.symlink(os.path.abspath(args.python_dir), os.path.join(scratch, "build", "python"))
         bl = blocks(text)
         ran = 0
         for i, (lang, body, before) in enumerate(bl):
@@ -65,7 +72,10 @@ def main():
             if lang != "sh":
                 continue
             for cmd in body.splitlines():
-                if not cmd.startswith("build/dlsim"):
+                if cmd.startswith("PYTHONPATH=build/python") and not args.python_dir:
+                    print(f"skip {cmd} (no --python-dir)")
+                    continue
+                if not cmd.startswith(("build/dlsim", "PYTHONPATH=build/python")):
                     continue
                 ran += 1
                 r = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd], cwd=scratch,

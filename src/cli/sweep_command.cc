@@ -7,9 +7,7 @@
 #include "commands.h"
 #include "output_file.h"
 #include "dlsim/estimate/sweep.h"
-#include "dlsim/estimate/workload_estimate.h"
-#include "dlsim/machine/machine_io.h"
-#include "dlsim/machine/workload_io.h"
+#include "dlsim/estimate/sweep_files.h"
 
 namespace dlsim::cli {
 namespace {
@@ -22,16 +20,6 @@ struct SweepArgs {
   std::string format = "table";
   int threads = 0;
 };
-
-Result<std::vector<Workload>> LoadWorkloads(const SweepArgs& args, std::string* study_target) {
-  std::vector<Workload> workloads;
-  for (const std::string& f : args.files) {
-    DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(f));
-    if (study_target->empty()) *study_target = wf.target_path;
-    for (Workload& w : wf.workloads) workloads.push_back(std::move(w));
-  }
-  return workloads;
-}
 
 void PrintTable(const SweepGrid& grid, const SweepResult& r) {
   std::printf("sweep of %s: %zu variants x %zu workloads, base H = %.4g units/day\n\n",
@@ -56,15 +44,11 @@ Status RunSweepCommand(const SweepArgs& args) {
   if (args.format != "table" && args.format != "csv") {
     return InvalidArgument("--format must be table or csv, got '" + args.format + "'");
   }
-  DLSIM_ASSIGN_OR_RETURN(SweepGrid grid, ParseSweepGrid(args.grid));
-  std::string base_path;
-  DLSIM_ASSIGN_OR_RETURN(std::vector<Workload> workloads, LoadWorkloads(args, &base_path));
-  if (!args.machine.empty()) base_path = ResolveMachinePath(args.machine);
-  if (base_path.empty()) return InvalidArgument("no base machine: give --machine");
-  DLSIM_ASSIGN_OR_RETURN(Machine base, LoadMachine(base_path));
   SweepOptions options;
   options.threads = args.threads;
-  DLSIM_ASSIGN_OR_RETURN(SweepResult r, RunSweep(workloads, base, grid, MakeSweepStepTimeFn(), options));
+  DLSIM_ASSIGN_OR_RETURN(SweepRun run, RunSweepOnFiles(args.files, args.machine, args.grid, options));
+  const SweepGrid& grid = run.grid;
+  const SweepResult& r = run.result;
   const std::string csv = SweepCsv(grid, r);
   if (!args.out.empty()) {
     DLSIM_RETURN_IF_ERROR(WriteTextFile(args.out, csv));

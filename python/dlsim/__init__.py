@@ -1,0 +1,105 @@
+"""dlsim from Python: estimate a model on a GPU, sweep what-if machines.
+
+    import dlsim
+    e = dlsim.estimate("tests/data/zoo/resnet50.onnx", machine="h100", batch=16)
+    e["gpu_time_ms"]          # the fields of `dlsim estimate --format json`
+    rows = dlsim.sweep("workloads/resnet50-imagenet.yaml", machine="h100",
+                       grid={"memory_bw": ["x1", "x2"]})   # pandas.DataFrame(rows)
+
+Bad input (a missing file, a bad field or node, a wrong option) raises
+dlsim.Error, a ValueError whose message is the one `dlsim` prints (it names
+the file, node or field, and options as the command line spells them);
+an internal failure raises RuntimeError. docs/python.md has the details.
+"""
+import json
+import os
+import warnings
+
+from . import _dlsim
+
+__all__ = ["estimate", "sweep", "Error", "DlsimWarning"]
+__version__ = "0.1.0"
+
+Error = _dlsim.Error
+Error.__module__ = __name__  # dlsim.Error in tracebacks
+
+
+class DlsimWarning(UserWarning):
+    """A warning of the estimate (an op priced roughly, memory over the device)."""
+
+
+def _path(p):
+    return os.fspath(p)
+
+
+def _shape_text(shape):
+    if isinstance(shape, str):
+        return shape
+    return "x".join(str(int(d)) for d in shape)
+
+
+def _specs(value, sep, fmt):
+    """A dict {name: value} or a list of ready-made specs as a list of specs."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [f"{k}{sep}{fmt(v)}" for k, v in value.items()]
+    return [str(v) for v in value]
+
+
+def _number_text(v):
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return v if isinstance(v, str) else repr(v)
+
+
+def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype="fp32",
+             tf32=None, mode="inference", optimizer="sgd_momentum",
+             per_tensor_optimizer=False, gpus=1, strict=False, fuse=False, amp=False,
+             checkpoint_activations=False, layout="nchw", warn=True):
+    """`dlsim estimate MODEL --format json` as a dict (docs/json-output.md).
+
+    model: the ONNX file. machine: a bundled name (h100, a100, ...) or a
+    machine YAML path. batch: dim 0 of every input (None: the model's own).
+    inputs: {name: (d1, d2, ...)} or ["NAME:D1xD2", ...] (--input).
+    dims: {name: n} or ["NAME=N", ...] (--dim). dtype: fp32, tf32, fp16,
+    bf16. tf32: None, "none", "conv", "all". mode: inference or training;
+    optimizer, per_tensor_optimizer, gpus, checkpoint_activations: training.
+    strict, fuse, amp, layout: as the options of the same names.
+    warn: also issue the estimate's warnings as DlsimWarning.
+    """
+    text = _dlsim.estimate_json(
+        model=_path(model), machine=_path(machine),
+        batch=None if batch is None else str(batch),
+        inputs=_specs(inputs, ":", _shape_text), dims=_specs(dims, "=", str),
+        dtype=dtype, tf32=tf32 or "", mode=mode, optimizer=optimizer,
+        per_tensor_optimizer=bool(per_tensor_optimizer), gpus=int(gpus), strict=bool(strict),
+        fuse=bool(fuse), amp=bool(amp), checkpoint_activations=bool(checkpoint_activations),
+        layout=layout)
+    result = json.loads(text)
+    if warn:
+        for w in result.get("warnings", []):
+            warnings.warn(w, DlsimWarning, stacklevel=2)
+    return result
+
+
+def sweep(workloads, machine=None, grid=None, *, threads=0):
+    """`dlsim sweep WORKLOADS --machine M --grid ...` as a list of row dicts.
+
+    workloads: a workload or FOM study YAML file, or a list of them.
+    machine: the base machine, a bundled name or a YAML path (None: the
+    study's target). grid: {field: [values]} or ["FIELD=V1,V2", ...]; a
+    value "x1.5" multiplies the base figure, a number sets it (SI units).
+    One row per variant and workload, the columns of `dlsim sweep --format
+    csv`: variant, one per grid field (the value as written), workload,
+    step_time_s, unit_time_s, units_per_day, fom. pandas.DataFrame(rows).
+    """
+    if isinstance(workloads, (str, os.PathLike)):
+        workloads = [workloads]
+    specs = _specs(grid, "=", lambda vs: ",".join(
+        _number_text(v) for v in ([vs] if isinstance(vs, (str, int, float)) else vs)))
+    return _dlsim.sweep_rows(files=[_path(w) for w in workloads],
+                             machine="" if machine is None else _path(machine),
+                             grid=specs, threads=int(threads))

@@ -1,0 +1,119 @@
+// The compiled half of the Python module `dlsim` (python/dlsim/__init__.py is
+// the other): dlsim._dlsim, the only user of pybind11. It runs the same code
+// as the dlsim command (LoadEstimateSetup, EstimateModel and EstimateToJson
+// for `dlsim estimate --format json`; RunSweepOnFiles for `dlsim sweep`) and
+// turns a failing Status into a Python exception carrying its message:
+// dlsim.Error (a ValueError) for bad input, RuntimeError for internal errors.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dlsim/estimate/estimate_setup.h"
+#include "dlsim/estimate/estimator.h"
+#include "dlsim/estimate/sweep_files.h"
+#include "dlsim/report/report.h"
+
+namespace py = pybind11;
+
+namespace dlsim::python {
+namespace {
+
+// A Status that is not OK and not internal: bad input (file, node, field).
+class StatusError : public std::runtime_error {
+ public:
+  explicit StatusError(const Status& s) : std::runtime_error(s.message()) {}
+};
+
+void ThrowIfError(const Status& s) {
+  if (s.ok()) return;
+  if (s.code() == StatusCode::kInternal) throw std::runtime_error(s.message());
+  throw StatusError(s);
+}
+
+template <typename T>
+T ValueOrThrow(Result<T> r) {
+  ThrowIfError(r.status());
+  return std::move(r).value();
+}
+
+// `dlsim estimate MODEL --format json`: the JSON text. `batch` is the text of
+// --batch (None: the model's own batch).
+std::string EstimateJson(const std::string& model, const std::string& machine,
+                         std::optional<std::string> batch, std::vector<std::string> inputs,
+                         std::vector<std::string> dims, std::string dtype, std::string tf32,
+                         std::string mode, std::string optimizer, bool per_tensor_optimizer,
+                         int gpus, bool strict, bool fuse, bool amp, bool checkpoint_activations,
+                         std::string layout) {
+  ModelOptions opts;
+  opts.batch_text = std::move(batch);
+  opts.inputs = std::move(inputs);
+  opts.dims = std::move(dims);
+  opts.dtype = std::move(dtype);
+  opts.tf32 = std::move(tf32);
+  opts.mode = std::move(mode);
+  opts.optimizer = std::move(optimizer);
+  opts.per_tensor_optimizer = per_tensor_optimizer;
+  opts.gpus = gpus;
+  opts.strict = strict;
+  opts.fuse = fuse;
+  opts.amp = amp;
+  opts.checkpoint_activations = checkpoint_activations;
+  opts.layout = std::move(layout);
+  py::gil_scoped_release release;
+  EstimateSetup setup = ValueOrThrow(LoadEstimateSetup(model, opts, machine));
+  Estimate e = ValueOrThrow(EstimateModel(setup.graph, setup.cost, setup.options));
+  return EstimateToJson(e, ReportOptions{});
+}
+
+// `dlsim sweep FILES --machine M --grid ...`: one dict per variant and
+// workload, the columns of the CSV (variant, one per grid axis, workload,
+// step_time_s, unit_time_s, units_per_day, fom), numbers as floats.
+py::list SweepRows(const std::vector<std::string>& files, const std::string& machine,
+                   const std::vector<std::string>& grid, int threads) {
+  SweepOptions options;
+  options.threads = threads;
+  std::optional<SweepRun> run;
+  {
+    py::gil_scoped_release release;
+    run.emplace(ValueOrThrow(RunSweepOnFiles(files, machine, grid, options)));
+  }
+  const std::vector<SweepAxis>& axes = run->grid.axes;
+  const SweepResult& r = run->result;
+  py::list rows;
+  for (const SweepVariant& v : r.variants) {
+    for (size_t w = 0; w < v.rates.size(); ++w) {
+      const MachineRate& m = v.rates[w];
+      py::dict row;
+      row["variant"] = v.name;
+      for (size_t a = 0; a < axes.size(); ++a) row[py::str(axes[a].label)] = axes[a].values[v.point[a]].text;
+      row["workload"] = r.workloads[w];
+      row["step_time_s"] = m.step_time_s;
+      row["unit_time_s"] = m.unit_time_s;
+      row["units_per_day"] = m.units_per_day;
+      row["fom"] = v.fom;
+      rows.append(row);
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+}  // namespace dlsim::python
+
+PYBIND11_MODULE(_dlsim, m) {
+  using namespace dlsim::python;
+  m.doc() = "dlsim's compiled core; use the package `dlsim` (estimate, sweep)";
+  py::register_exception<StatusError>(m, "Error", PyExc_ValueError);
+  m.def("estimate_json", &EstimateJson, py::arg("model"), py::arg("machine"), py::arg("batch"),
+        py::arg("inputs"), py::arg("dims"), py::arg("dtype"), py::arg("tf32"), py::arg("mode"),
+        py::arg("optimizer"), py::arg("per_tensor_optimizer"), py::arg("gpus"),
+        py::arg("strict"), py::arg("fuse"), py::arg("amp"),
+        py::arg("checkpoint_activations"), py::arg("layout"),
+        "dlsim estimate MODEL --format json, as JSON text");
+  m.def("sweep_rows", &SweepRows, py::arg("files"), py::arg("machine"), py::arg("grid"),
+        py::arg("threads"), "dlsim sweep's CSV rows, as a list of dicts");
+}

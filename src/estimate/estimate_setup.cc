@@ -1,0 +1,120 @@
+#include "dlsim/estimate/estimate_setup.h"
+
+#include <charconv>
+
+#include "dlsim/machine/machine_io.h"
+
+namespace dlsim {
+
+Result<int64_t> BatchOf(const ModelOptions& opts) {
+  if (!opts.batch_text) {
+    if (opts.batch < 0) {
+      return InvalidArgument("--batch must be a positive integer, got " +
+                             std::to_string(opts.batch));
+    }
+    return opts.batch;
+  }
+  const std::string& text = *opts.batch_text;
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value <= 0) {
+    return InvalidArgument("--batch must be a positive integer, got '" + text + "'");
+  }
+  return value;
+}
+
+Result<ImportOptions> ToImportOptions(const ModelOptions& opts) {
+  ImportOptions io;
+  DLSIM_ASSIGN_OR_RETURN(io.batch, BatchOf(opts));
+  for (const std::string& spec : opts.inputs) {
+    auto parsed = ParseInputSpec(spec);
+    if (!parsed.ok()) return parsed.status().WithContext("--input " + spec);
+    io.input_shapes[parsed->first] = parsed->second;
+  }
+  for (const std::string& spec : opts.dims) {
+    auto parsed = ParseDimSpec(spec);
+    if (!parsed.ok()) return parsed.status().WithContext("--dim " + spec);
+    io.named_dims[parsed->first] = parsed->second;
+  }
+  return io;
+}
+
+Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
+  EstimateOptions eo;
+  LoweringOptions& lo = eo.lowering;
+  const std::string& d = opts.dtype;
+  if (d == "fp32" || d == "tf32") {
+    lo.dtype = DType::kFloat32;
+    lo.tf32_conv = true;
+    lo.tf32_gemm = d == "tf32";
+  } else if (d == "fp16") {
+    lo.dtype = DType::kFloat16;
+  } else if (d == "bf16") {
+    lo.dtype = DType::kBFloat16;
+  } else {
+    return InvalidArgument("--dtype must be fp32, tf32, fp16 or bf16, got '" + d + "'");
+  }
+  if (!opts.tf32.empty()) {
+    if (opts.tf32 != "none" && opts.tf32 != "conv" && opts.tf32 != "all") {
+      return InvalidArgument("--tf32 must be none, conv or all, got '" + opts.tf32 + "'");
+    }
+    lo.tf32_conv = opts.tf32 != "none";
+    lo.tf32_gemm = opts.tf32 == "all";
+  }
+  if (opts.mode != "inference" && opts.mode != "training") {
+    return InvalidArgument("--mode must be inference or training, got '" + opts.mode + "'");
+  }
+  lo.training = opts.mode == "training";
+  if (opts.amp && lo.dtype != DType::kFloat16 && lo.dtype != DType::kBFloat16) {
+    return InvalidArgument("--amp needs --dtype fp16 or bf16 (the matrix ops' dtype), got '" + d + "'");
+  }
+  lo.autocast = opts.amp;
+  const std::string& o = opts.optimizer;
+  if (o != "sgd" && o != "sgd_momentum" && o != "adam" && o != "adamw") {
+    return InvalidArgument("--optimizer must be sgd, sgd_momentum, adam or adamw, got '" + o + "'");
+  }
+  if (opts.layout != "nchw" && opts.layout != "nhwc") {
+    return InvalidArgument("--layout must be nchw or nhwc, got '" + opts.layout + "'");
+  }
+  lo.layout = opts.layout;
+  lo.strict = opts.strict;
+  lo.fuse_conv_bias_act = opts.fuse;
+  eo.optimizer = o;
+  eo.fused_optimizer = !opts.per_tensor_optimizer;
+  if (opts.checkpoint_activations && !lo.training) {
+    return InvalidArgument("--checkpoint-activations is for training: add --mode training");
+  }
+  eo.checkpoint_activations = opts.checkpoint_activations;
+  if (opts.gpus < 1 || opts.gpus > 100000) {
+    return InvalidArgument("--gpus must be between 1 and 100000, got " + std::to_string(opts.gpus));
+  }
+  if (opts.gpus > 1 && !lo.training) {
+    return InvalidArgument("--gpus " + std::to_string(opts.gpus) +
+                           " is for data-parallel training: add --mode training");
+  }
+  eo.data_parallel.gpus = opts.gpus;
+  eo.dtype_name = d;
+  DLSIM_ASSIGN_OR_RETURN(eo.batch, BatchOf(opts));
+  return eo;
+}
+
+Result<Graph> LoadModel(const std::string& path, const ModelOptions& opts) {
+  DLSIM_ASSIGN_OR_RETURN(ImportOptions io, ToImportOptions(opts));
+  return LoadOnnxModel(path, io);
+}
+
+Result<EstimateSetup> LoadEstimateSetup(const std::string& model, const ModelOptions& opts,
+                                        const std::string& machine) {
+  DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(opts));
+  DLSIM_ASSIGN_OR_RETURN(Machine m, LoadMachine(ResolveMachinePath(machine)));
+  DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(model, opts));
+  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(m));
+  if (eo.batch == 0 && !graph.inputs.empty()) {
+    const Tensor* in = graph.FindTensor(graph.inputs[0]);
+    if (in != nullptr && !in->dims.empty()) eo.batch = in->dims[0];
+  }
+  return EstimateSetup{std::move(m), std::move(graph), std::move(cost), std::move(eo)};
+}
+
+}  // namespace dlsim

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""The Python module `dlsim` (python/, docs/python.md) against the CLI.
+
+Run by ctest as `python_module` (label `python`), from the repository root
+with PYTHONPATH set to the build's module folder (build/python) and
+DLSIM_BINARY to build/dlsim. By hand:
+  PYTHONPATH=build/python DLSIM_BINARY=build/dlsim python3 tests/python/test_dlsim.py
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import unittest
+import warnings
+
+import dlsim
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DLSIM = os.environ.get("DLSIM_BINARY", os.path.join(ROOT, "build", "dlsim"))
+RESNET50 = "tests/data/zoo/resnet50.onnx"
+TINY_CNN = "tests/data/models/tiny_cnn_opset17.onnx"
+WORKLOAD = "workloads/resnet50-imagenet.yaml"
+
+
+def cli(*args):
+    out = subprocess.run([DLSIM, *args], cwd=ROOT, check=True, capture_output=True, text=True)
+    return out.stdout
+
+
+class EstimateTest(unittest.TestCase):
+    def test_same_numbers_as_the_cli_json(self):
+        got = dlsim.estimate(RESNET50, machine="h100", batch=16)
+        want = json.loads(cli("estimate", RESNET50, "--machine", "h100", "--batch", "16",
+                              "--format", "json"))
+        self.assertEqual(got, want)  # every field, every layer and call, same numbers
+        self.assertGreater(got["gpu_time_ms"], 0)
+        self.assertEqual(got["batch"], 16)
+
+    def test_training_options_as_the_cli(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dlsim.DlsimWarning)
+            got = dlsim.estimate(TINY_CNN, machine="machines/a100.yaml", batch=8, dtype="bf16",
+                                 mode="training", optimizer="adamw", amp=True)
+        want = json.loads(cli("estimate", TINY_CNN, "--machine", "machines/a100.yaml",
+                              "--batch", "8", "--dtype", "bf16", "--mode", "training",
+                              "--optimizer", "adamw", "--amp", "--format", "json"))
+        self.assertEqual(got, want)
+        self.assertEqual(got["mode"], "training")
+
+    def test_dims_and_inputs_as_the_cli(self):
+        model = "tests/data/models/attention_opset17.onnx"
+        got = dlsim.estimate(model, dims={"batch": 2, "sequence": 16})
+        want = json.loads(cli("estimate", model, "--dim", "batch=2", "--dim", "sequence=16",
+                              "--format", "json"))
+        self.assertEqual(got, want)
+        got = dlsim.estimate(model, inputs=["x:2x16x64"], dtype="fp16")
+        want = json.loads(cli("estimate", model, "--input", "x:2x16x64", "--dtype", "fp16",
+                              "--format", "json"))
+        self.assertEqual(got, want)
+
+    def test_warnings_as_python_warnings(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            e = dlsim.estimate("tests/data/zoo/vgg16.onnx", batch=2048)
+        self.assertTrue(e["warnings"])
+        self.assertEqual([str(w.message) for w in caught], e["warnings"])
+        self.assertTrue(all(w.category is dlsim.DlsimWarning for w in caught))
+
+    def test_model_batch_by_default(self):
+        self.assertEqual(dlsim.estimate(TINY_CNN)["batch"],
+                         json.loads(cli("estimate", TINY_CNN, "--format", "json"))["batch"])
+
+
+class SweepTest(unittest.TestCase):
+    def test_rows_as_the_cli_csv(self):
+        rows = dlsim.sweep(WORKLOAD, machine="h100",
+                           grid={"memory_bw": ["x1", "x2"], "matrix_peak": ["x1", 2]})
+        want = list(csv.DictReader(io.StringIO(cli(
+            "sweep", WORKLOAD, "--machine", "h100", "--grid", "memory_bw=x1,x2",
+            "--grid", "matrix_peak=x1,2", "--format", "csv"))))
+        self.assertEqual(len(rows), 4)  # 2 x 2 variants x 1 workload
+        self.assertEqual(len(rows), len(want))
+        for got, w in zip(rows, want):
+            self.assertEqual(list(got), list(w))  # same columns, same order
+            for k, v in w.items():
+                if isinstance(got[k], float):
+                    # the CSV prints 9 significant digits (%.9g); the rows carry the doubles
+                    self.assertAlmostEqual(got[k], float(v), delta=abs(float(v)) * 1e-8, msg=k)
+                else:
+                    self.assertEqual(got[k], v, msg=k)
+        base = [r for r in rows if r["memory_bw"] == "x1" and r["matrix_peak"] == "x1"]
+        self.assertAlmostEqual(base[0]["fom"], 1.0, places=9)
+
+    def test_grid_as_specs(self):
+        rows = dlsim.sweep([WORKLOAD], machine="h100", grid=["memory_bw=x1,x1.5"], threads=1)
+        self.assertEqual([r["memory_bw"] for r in rows], ["x1", "x1.5"])
+
+
+class ErrorTest(unittest.TestCase):
+    def test_missing_model_names_the_file(self):
+        with self.assertRaises(dlsim.Error) as cm:
+            dlsim.estimate("tests/data/no_such_model.onnx", machine="h100", batch=16)
+        self.assertIn("no_such_model.onnx", str(cm.exception))
+        self.assertIsInstance(cm.exception, ValueError)
+
+    def test_missing_machine_names_the_file(self):
+        with self.assertRaisesRegex(ValueError, "no_such_machine.yaml"):
+            dlsim.estimate(TINY_CNN, machine="machines/no_such_machine.yaml")
+
+    def test_bad_options_carry_the_message(self):
+        with self.assertRaisesRegex(dlsim.Error, "--dtype must be fp32, tf32, fp16 or bf16"):
+            dlsim.estimate(TINY_CNN, dtype="fp64")
+        with self.assertRaisesRegex(dlsim.Error, "--batch must be a positive integer, got '0'"):
+            dlsim.estimate(TINY_CNN, batch=0)
+        with self.assertRaisesRegex(dlsim.Error, "--mode must be inference or training"):
+            dlsim.estimate(TINY_CNN, mode="serving")
+
+    def test_bad_model_file(self):
+        with self.assertRaisesRegex(dlsim.Error, "bad_cycle.onnx"):
+            dlsim.estimate("tests/data/models/bad_cycle.onnx")
+
+    def test_sweep_errors(self):
+        with self.assertRaisesRegex(dlsim.Error, "no_such_workload.yaml"):
+            dlsim.sweep("workloads/no_such_workload.yaml", machine="h100",
+                        grid={"memory_bw": ["x1"]})
+        with self.assertRaisesRegex(dlsim.Error, "warp_speed"):
+            dlsim.sweep(WORKLOAD, machine="h100", grid={"warp_speed": ["x2"]})
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    unittest.main(verbosity=2)
