@@ -8,6 +8,7 @@ PKGS=(cmake ninja-build g++ pkg-config python3
       libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
       libxgboost-dev  # the boosted correction of the fitted models (src/perfdb)
       python3-jsonschema  # tools/check_json_output.py (ctest json_output_schema)
+      python-is-python3   # `python -c "import dlsim"` as docs/python.md shows
       pybind11-dev python3-dev  # the Python module `import dlsim` (python/, docs/python.md)
       clang libclang-rt-14-dev)  # libFuzzer and the sanitizers (tools/fuzz.sh)
 missing=()
