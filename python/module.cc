@@ -12,9 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/distributed/layout_search.h"
+#include "dlsim/distributed/plan_overrides.h"
 #include "dlsim/estimate/estimate_setup.h"
 #include "dlsim/estimate/estimator.h"
 #include "dlsim/estimate/sweep_files.h"
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/machine/training_job_io.h"
+#include "dlsim/report/parallel_report.h"
 #include "dlsim/report/report.h"
 
 namespace py = pybind11;
@@ -101,12 +106,33 @@ py::list SweepRows(const std::vector<std::string>& files, const std::string& mac
   return rows;
 }
 
+// `dlsim scale JOB --machine M [layout options] [--search --gpus N]
+// --format json`: the JSON text.
+std::string ScaleJson(const std::string& job_path, const std::string& machine_name,
+                      const PlanOverrides& over, bool search, int64_t gpus, int top) {
+  py::gil_scoped_release release;
+  TrainingJob job = ValueOrThrow(LoadTrainingJob(job_path));
+  const Machine machine = ValueOrThrow(LoadMachineByName(machine_name));
+  const CostModel cost = ValueOrThrow(CostModel::ForMachine(machine));
+  const CollectiveModel comm = ValueOrThrow(CollectiveModel::ForMachine(machine));
+  const ParallelStepModel model(cost, comm);
+  const ScaleReportContext ctx{machine.name, job.train_tokens};
+  if (search) {
+    LayoutSearchOptions o = ValueOrThrow(SearchOptionsOf(over, job, gpus, static_cast<size_t>(top)));
+    return LayoutSearchToJson(ValueOrThrow(SearchLayouts(model, job.model, job.plan, o)), ctx);
+  }
+  ThrowIfError(ApplyOverrides(over, &job.plan));
+  Result<ParallelStepEstimate> est = model.Estimate(job.model, job.plan);
+  if (!est.ok()) ThrowIfError(est.status().WithContext(job_path));
+  return ParallelStepToJson(*est, ctx);
+}
+
 }  // namespace
 }  // namespace dlsim::python
 
 PYBIND11_MODULE(_dlsim, m) {
   using namespace dlsim::python;
-  m.doc() = "dlsim's compiled core; use the package `dlsim` (estimate, sweep)";
+  m.doc() = "dlsim's compiled core; use the package `dlsim` (estimate, sweep, scale)";
   py::register_exception<StatusError>(m, "Error", PyExc_ValueError);
   m.def("estimate_json", &EstimateJson, py::arg("model"), py::arg("machine"), py::arg("batch"),
         py::arg("inputs"), py::arg("dims"), py::arg("dtype"), py::arg("tf32"), py::arg("mode"),
@@ -114,6 +140,25 @@ PYBIND11_MODULE(_dlsim, m) {
         py::arg("strict"), py::arg("fuse"), py::arg("amp"),
         py::arg("checkpoint_activations"), py::arg("layout"),
         "dlsim estimate MODEL --format json, as JSON text");
+  m.def(
+      "scale_json",
+      [](const std::string& job, const std::string& machine, int64_t tensor, int64_t pipeline,
+         int64_t data, int64_t virtual_stages, int64_t microbatch, int64_t global_batch,
+         const std::string& recompute, const std::string& sequence_parallel, int zero,
+         bool overlap_grad_reduce, bool search, int64_t gpus, int top) {
+        dlsim::PlanOverrides o;
+        o.tensor = tensor, o.pipeline = pipeline, o.data = data;
+        o.virtual_stages = virtual_stages, o.microbatch = microbatch;
+        o.global_batch = global_batch, o.recompute = recompute;
+        o.sequence_parallel = sequence_parallel, o.zero = zero;
+        o.overlap_grad_reduce = overlap_grad_reduce;
+        return ScaleJson(job, machine, o, search, gpus, top);
+      },
+      py::arg("job"), py::arg("machine"), py::arg("tensor"), py::arg("pipeline"), py::arg("data"),
+      py::arg("virtual_stages"), py::arg("microbatch"), py::arg("global_batch"),
+      py::arg("recompute"), py::arg("sequence_parallel"), py::arg("zero"),
+      py::arg("overlap_grad_reduce"), py::arg("search"), py::arg("gpus"), py::arg("top"),
+      "dlsim scale JOB --format json, as JSON text");
   m.def("sweep_rows", &SweepRows, py::arg("files"), py::arg("machine"), py::arg("grid"),
         py::arg("threads"), "dlsim sweep's CSV rows, as a list of dicts");
 }

@@ -5,6 +5,8 @@
     e["gpu_time_ms"]          # the fields of `dlsim estimate --format json`
     rows = dlsim.sweep("workloads/resnet50-imagenet.yaml", machine="h100",
                        grid={"memory_bw": ["x1", "x2"]})   # pandas.DataFrame(rows)
+    s = dlsim.scale("workloads/llm/gpt3-175b.yaml", machine="a100")
+    s["step_s"]               # the fields of `dlsim scale --format json`
 
 Bad input (a missing file, a bad field or node, a wrong option) raises
 dlsim.Error, a ValueError whose message is the one `dlsim` prints (it names
@@ -17,7 +19,7 @@ import warnings
 
 from . import _dlsim
 
-__all__ = ["estimate", "sweep", "Error", "DlsimWarning"]
+__all__ = ["estimate", "sweep", "scale", "Error", "DlsimWarning"]
 __version__ = "0.1.0"
 
 Error = _dlsim.Error
@@ -103,3 +105,26 @@ def sweep(workloads, machine=None, grid=None, *, threads=0):
     return _dlsim.sweep_rows(files=[_path(w) for w in workloads],
                              machine="" if machine is None else _path(machine),
                              grid=specs, threads=int(threads))
+
+
+def scale(job, machine="h100", *, tensor=None, pipeline=None, data=None, virtual_stages=None,
+          microbatch=None, global_batch=None, recompute=None, sequence_parallel=None,
+          zero=None, overlap_grad_reduce=False, search=False, gpus=None, top=10):
+    """`dlsim scale JOB --format json` as a dict (docs/parallel.md).
+
+    job: a training job YAML (model and parallel sections). machine: a
+    bundled name or a machine YAML path. The layout keywords replace the
+    job's; with search=True they stay fixed and the rest is searched over
+    `gpus` GPUs: the result is then {"evaluated", "fitting", "layouts": [...]},
+    the fastest `top` layouts that fit, fastest first.
+    """
+    sp = "" if sequence_parallel is None else ("true" if sequence_parallel else "false")
+    text = _dlsim.scale_json(
+        job=_path(job), machine=_path(machine), tensor=int(tensor or 0),
+        pipeline=int(pipeline or 0), data=int(data or 0),
+        virtual_stages=int(virtual_stages or 0), microbatch=int(microbatch or 0),
+        global_batch=int(global_batch or 0), recompute=recompute or "",
+        sequence_parallel=sp, zero=-1 if zero is None else int(zero),
+        overlap_grad_reduce=bool(overlap_grad_reduce), search=bool(search),
+        gpus=int(gpus or 0), top=int(top))
+    return json.loads(text)

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "dlsim/distributed/layout_search.h"
+#include "dlsim/distributed/plan_overrides.h"
 #include "dlsim/distributed/transformer_from_graph.h"
 #include "dlsim/model/onnx_import.h"
 #include "dlsim/machine/machine_io.h"
@@ -22,33 +23,13 @@ struct ScaleArgs {
   std::vector<std::string> dims;  // --dim NAME=N for --onnx
   std::string machine = "h100";
   std::string baseline;  // "" = none
-  int64_t tensor = 0, pipeline = 0, data = 0, virtual_stages = 0, microbatch = 0;
-  int64_t global_batch = 0, zero = -1, gpus = 0;
-  std::string recompute;
-  std::string sequence_parallel;  // "", "true", "false"
-  bool overlap_grad_reduce = false;
+  PlanOverrides plan;  // layout options
+  int64_t gpus = 0;
   bool search = false;
   bool calls = false;
   int top = 10;
   std::string format = "table";
 };
-
-// Command-line values replace the job file's.
-Status ApplyOverrides(const ScaleArgs& a, ParallelPlan* p) {
-  if (a.tensor > 0) p->tensor = a.tensor;
-  if (a.pipeline > 0) p->pipeline = a.pipeline;
-  if (a.data > 0) p->data = a.data;
-  if (a.virtual_stages > 0) p->virtual_stages = a.virtual_stages;
-  if (a.microbatch > 0) p->microbatch = a.microbatch;
-  if (a.global_batch > 0) p->global_batch = a.global_batch;
-  if (a.zero >= 0) p->zero_stage = static_cast<int>(a.zero);
-  if (!a.recompute.empty()) {
-    DLSIM_ASSIGN_OR_RETURN(p->recompute, ParseRecompute(a.recompute));
-  }
-  if (!a.sequence_parallel.empty()) p->sequence_parallel = a.sequence_parallel == "true";
-  if (a.overlap_grad_reduce) p->overlap_grad_reduce = true;
-  return Status::Ok();
-}
 
 void WriteCalls(std::ostream& out, const std::vector<ParallelStepModel::PricedCall>& calls) {
   out << "part,phase,key,time_us,source\n";
@@ -56,29 +37,6 @@ void WriteCalls(std::ostream& out, const std::vector<ParallelStepModel::PricedCa
     out << c.part << "," << c.call.phase << "," << c.call.Key() << "," << c.cost.time_s * 1e6 << ","
         << CostSourceName(c.cost.source) << "\n";
   }
-}
-
-// The search's dimensions: what the command line gives is pinned, the rest
-// is searched (the job file's layout is not a constraint).
-Result<LayoutSearchOptions> SearchOptions(const ScaleArgs& a, const TrainingJob& job) {
-  LayoutSearchOptions o;
-  o.gpus = a.gpus > 0 ? a.gpus : job.plan.gpus();
-  o.global_batch = job.plan.global_batch;
-  o.keep = static_cast<size_t>(a.top);
-  if (a.tensor > 0) o.tensors = {a.tensor};
-  if (a.pipeline > 0) o.pipelines = {a.pipeline};
-  if (a.data > 0) {
-    return InvalidArgument("--data is the GPUs left over by --search: give --gpus instead");
-  }
-  if (a.microbatch > 0) o.microbatches = {a.microbatch};
-  if (a.virtual_stages > 0) o.virtual_stages = {a.virtual_stages};
-  if (!a.recompute.empty()) {
-    DLSIM_ASSIGN_OR_RETURN(Recompute r, ParseRecompute(a.recompute));
-    o.recomputes = {r};
-  }
-  if (!a.sequence_parallel.empty()) o.sequence_parallel = {a.sequence_parallel == "true"};
-  if (a.zero >= 0) o.zero_stages = {static_cast<int>(a.zero)};
-  return o;
 }
 
 // A machine's pricing, kept together (the step model refers to the others).
@@ -111,7 +69,8 @@ Result<LayoutSearchResult> Run(const ScaleArgs& a, const TrainingJob& job, const
     r.best.push_back(std::move(*est));
     return r;
   }
-  DLSIM_ASSIGN_OR_RETURN(LayoutSearchOptions o, SearchOptions(a, job));
+  DLSIM_ASSIGN_OR_RETURN(LayoutSearchOptions o,
+                         SearchOptionsOf(a.plan, job, a.gpus, static_cast<size_t>(a.top)));
   DLSIM_ASSIGN_OR_RETURN(r, SearchLayouts(*m.model, job.model, job.plan, o));
   if (r.best.empty()) {
     return InvalidArgument(job.source_path + ": none of the " + std::to_string(r.evaluated) +
@@ -142,8 +101,9 @@ Result<TrainingJob> LoadJob(const ScaleArgs& a) {
   TrainingJob job;
   job.source_path = a.onnx;
   DLSIM_ASSIGN_OR_RETURN(job.model, TransformerFromGraph(graph));
-  const int64_t mb = a.microbatch > 0 ? a.microbatch : 1, dp = a.data > 0 ? a.data : 1;
-  job.plan.global_batch = a.global_batch > 0 ? a.global_batch : mb * dp;
+  const int64_t mb = a.plan.microbatch > 0 ? a.plan.microbatch : 1;
+  const int64_t dp = a.plan.data > 0 ? a.plan.data : 1;
+  job.plan.global_batch = a.plan.global_batch > 0 ? a.plan.global_batch : mb * dp;
   return job;
 }
 
@@ -152,7 +112,7 @@ Status RunScale(const ScaleArgs& a) {
     return InvalidArgument("--format must be table, json or csv, got '" + a.format + "'");
   }
   DLSIM_ASSIGN_OR_RETURN(TrainingJob job, LoadJob(a));
-  DLSIM_RETURN_IF_ERROR(ApplyOverrides(a, &job.plan));
+  DLSIM_RETURN_IF_ERROR(ApplyOverrides(a.plan, &job.plan));
   if (!a.search && a.gpus > 0 && a.gpus != job.plan.gpus()) {
     return InvalidArgument("--gpus " + std::to_string(a.gpus) + " differs from tensor x pipeline"
                            " x data = " + std::to_string(job.plan.gpus()) +
@@ -203,21 +163,21 @@ void RegisterScaleCommand(CLI::App& app, int* exit_code) {
                   "(GPT-style, LayerNormalization nodes); the layout from the options");
   cmd->add_option("--dim", a->dims, "with --onnx: a symbolic input dim, NAME=N (e.g. seq=2048)");
   cmd->add_option("--machine", a->machine, "machine YAML or bundled name")->capture_default_str();
-  cmd->add_option("--tensor", a->tensor, "tensor-parallel size")->check(CLI::PositiveNumber);
-  cmd->add_option("--pipeline", a->pipeline, "pipeline stages")->check(CLI::PositiveNumber);
-  cmd->add_option("--data", a->data, "data-parallel replicas")->check(CLI::PositiveNumber);
-  cmd->add_option("--virtual-stages", a->virtual_stages, "interleaved chunks per stage")
+  cmd->add_option("--tensor", a->plan.tensor, "tensor-parallel size")->check(CLI::PositiveNumber);
+  cmd->add_option("--pipeline", a->plan.pipeline, "pipeline stages")->check(CLI::PositiveNumber);
+  cmd->add_option("--data", a->plan.data, "data-parallel replicas")->check(CLI::PositiveNumber);
+  cmd->add_option("--virtual-stages", a->plan.virtual_stages, "interleaved chunks per stage")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--microbatch", a->microbatch, "sequences per microbatch")
+  cmd->add_option("--microbatch", a->plan.microbatch, "sequences per microbatch")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--global-batch", a->global_batch, "sequences per step")
+  cmd->add_option("--global-batch", a->plan.global_batch, "sequences per step")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--recompute", a->recompute, "none, selective or full")
+  cmd->add_option("--recompute", a->plan.recompute, "none, selective or full")
       ->check(CLI::IsMember({"none", "selective", "full"}));
-  cmd->add_option("--sequence-parallel", a->sequence_parallel, "true or false")
+  cmd->add_option("--sequence-parallel", a->plan.sequence_parallel, "true or false")
       ->check(CLI::IsMember({"true", "false"}));
-  cmd->add_option("--zero", a->zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
-  cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce,
+  cmd->add_option("--zero", a->plan.zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
+  cmd->add_flag("--overlap-grad-reduce", a->plan.overlap_grad_reduce,
                 "overlap the data-parallel gradient reduction with the backward");
   cmd->add_option("--baseline", a->baseline,
                   "also price the job on this machine and report the speed-up (the FOM)");

@@ -97,6 +97,29 @@ class SweepTest(unittest.TestCase):
         self.assertEqual([r["memory_bw"] for r in rows], ["x1", "x1.5"])
 
 
+class ScaleTest(unittest.TestCase):
+    JOB = os.path.join(ROOT, "workloads", "llm", "gpt3-175b.yaml")
+
+    def test_same_numbers_as_the_cli_json(self):
+        got = dlsim.scale(self.JOB, machine="a100", recompute="selective",
+                          sequence_parallel=True)
+        want = json.loads(cli("scale", self.JOB, "--machine", "a100", "--recompute", "selective",
+                              "--sequence-parallel", "true", "--format", "json"))
+        self.assertEqual(got, want)
+
+    def test_search_keeps_given_options(self):
+        got = dlsim.scale(self.JOB, machine="a100", search=True, gpus=512, tensor=8, top=3)
+        want = json.loads(cli("scale", self.JOB, "--machine", "a100", "--search", "--gpus", "512",
+                              "--tensor", "8", "--top", "3", "--format", "json"))
+        self.assertEqual(got, want)
+        self.assertTrue(all(l["plan"]["tensor"] == 8 for l in got["layouts"]))
+
+    def test_bad_layout_names_the_field(self):
+        with self.assertRaises(dlsim.Error) as e:
+            dlsim.scale(self.JOB, tensor=5)
+        self.assertIn("parallel.tensor", str(e.exception))
+
+
 class ErrorTest(unittest.TestCase):
     def test_missing_model_names_the_file(self):
         with self.assertRaises(dlsim.Error) as cm:
