@@ -16,7 +16,9 @@
 #include "dlsim/estimate/fom.h"
 #include "dlsim/estimate/sweep_grid.h"
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/machine/training_job_io.h"
 #include "dlsim/machine/workload_io.h"
+#include "dlsim/distributed/layout_search.h"
 #include "dlsim/model/onnx_import.h"
 #include "dlsim/perfdb/record.h"
 #include "dlsim/profile/trace.h"
@@ -87,6 +89,30 @@ inline bool WorkloadYaml(const std::string& text) {
 // A sweep grid: one "FIELD=V1,V2,..." per line (as --grid takes them); when
 // it parses and is within kMaxSweepRows, the variants of its first and last
 // points are made from FuzzMachine().
+// A training job YAML (dlsim scale): loaded, and when valid its step priced
+// by the roofline on a 8-GPU-node machine, and a small layout search.
+inline bool TrainingJobYaml(const std::string& text) {
+  auto job = LoadTrainingJobFromString(text, "/nonexistent/fuzz/job.yaml");
+  if (!job.ok()) return !job.status().message().empty();
+  Machine machine = FuzzMachine();
+  machine.node.gpus_per_node = 8;
+  machine.node.scale_up = LinkSpec{"nvlink", 100e9, 1.0, 1e-6};
+  machine.node.nics_per_node = 8;
+  machine.node.nic = LinkSpec{"ib", 25e9, 1.0, 2e-6};
+  const CostModel cost = CostModel::RooflineOnly(machine);
+  const CollectiveModel comm(machine, CollectiveTable());
+  const ParallelStepModel model(cost, comm);
+  auto est = model.Estimate(job->model, job->plan);
+  if (est.ok() && !(est->time.step_s >= 0)) return false;
+  LayoutSearchOptions o;
+  o.gpus = 16;
+  o.global_batch = job->plan.global_batch;
+  o.microbatches = {1};
+  o.virtual_stages = {1};
+  auto r = SearchLayouts(model, job->model, job->plan, o);
+  return r.ok() || !r.status().message().empty();
+}
+
 inline bool SweepGridSpecs(const std::string& text) {
   std::vector<std::string> specs;
   size_t start = 0;

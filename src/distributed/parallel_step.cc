@@ -247,6 +247,10 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
                            " spans more than one node of " + std::to_string(per_node) +
                            " GPUs (" + machine.source_path + ")");
   }
+  if (p.gpus() > 1 && !(machine.node.scale_up.bw_bytes_per_s > 0)) {
+    return InvalidArgument(machine.source_path + ": node.scale_up gives no bandwidth between GPUs, "
+                           "which a plan of " + std::to_string(p.gpus()) + " GPUs needs");
+  }
   ParallelStepEstimate est;
   est.model = m;
   est.plan = p;

@@ -1,7 +1,9 @@
 // TransformerSpec and ParallelPlan: sizes and checks (training_job.h).
 #include "dlsim/machine/training_job.h"
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 
 namespace dlsim {
 
@@ -64,7 +66,22 @@ Status Need(bool ok, const std::string& field, const std::string& what) {
 
 }  // namespace
 
+// Bounds that keep every count of elements a kernel key holds inside int64
+// (docs/parallel.md): far beyond any model trained so far.
+constexpr int64_t kMaxLayers = 100000, kMaxWidth = int64_t{1} << 22, kMaxHeads = 1 << 16;
+constexpr int64_t kMaxVocab = int64_t{1} << 24, kMaxSeq = int64_t{1} << 22;
+constexpr double kMaxElements = 1e18;  // of one kernel's operand
+
 Status ValidateTransformer(const TransformerSpec& s) {
+  const std::tuple<const char*, int64_t, int64_t> bounds[] = {
+      {"model.layers", s.layers, kMaxLayers},  {"model.hidden", s.hidden, kMaxWidth},
+      {"model.heads", s.heads, kMaxHeads},     {"model.kv_heads", s.kv_heads, kMaxHeads},
+      {"model.ffn_hidden", s.ffn_hidden, kMaxWidth}, {"model.vocab", s.vocab, kMaxVocab},
+      {"model.seq_len", s.seq_len, kMaxSeq}};
+  for (const auto& [field, v, most] : bounds) {
+    DLSIM_RETURN_IF_ERROR(Need(v <= most, field, std::to_string(v) + " is larger than dlsim "
+                                                     "accepts (" + std::to_string(most) + ")"));
+  }
   const std::pair<const char*, int64_t> sizes[] = {
       {"model.layers", s.layers}, {"model.hidden", s.hidden},     {"model.heads", s.heads},
       {"model.kv_heads", s.kv_heads}, {"model.ffn_hidden", s.ffn_hidden},
@@ -117,6 +134,16 @@ Status ValidatePlan(const TransformerSpec& s, const ParallelPlan& p) {
   DLSIM_RETURN_IF_ERROR(Need(!(p.zero_stage >= 2 && p.pipeline > 1), "parallel.zero",
                              "ZeRO stage 2 and 3 shard gradients that the pipeline accumulates "
                              "over microbatches; use 0 or 1 with pipeline parallelism"));
+  DLSIM_RETURN_IF_ERROR(Need(p.tensor <= 1024 && p.data <= (int64_t{1} << 24), "parallel",
+                             "tensor (at most 1024) or data parallelism (2^24) too large"));
+  // The largest operands a microbatch makes: the logits, the MLP activation,
+  // unfused attention's scores.
+  const double tokens = static_cast<double>(p.microbatch) * s.seq_len;
+  const double largest = std::max({tokens * s.vocab, tokens * 2.0 * s.ffn_hidden,
+                                   tokens * s.heads * s.seq_len});
+  DLSIM_RETURN_IF_ERROR(Need(largest <= kMaxElements, "parallel.microbatch",
+                             "microbatch " + std::to_string(p.microbatch) + " x sequence " +
+                                 std::to_string(s.seq_len) + " makes operands too large"));
   return Need(p.dtype == DType::kBFloat16 || p.dtype == DType::kFloat16, "parallel.dtype",
               "must be bf16 or fp16 (mixed precision)");
 }

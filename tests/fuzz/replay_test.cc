@@ -22,6 +22,7 @@ const std::map<std::string, std::function<bool(const std::string&)>>& Targets() 
       {"onnx_import_fuzz", OnnxImport},
       {"machine_yaml_fuzz", MachineYaml},
       {"workload_yaml_fuzz", WorkloadYaml},
+      {"training_job_fuzz", TrainingJobYaml},
       {"records_fuzz", Record},
       {"sweep_grid_fuzz", SweepGridSpecs},
       {"trace_fuzz", Trace},
