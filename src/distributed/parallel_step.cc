@@ -109,7 +109,7 @@ std::vector<ParallelStepModel::PricedCall> ParallelStepModel::MicrobatchCalls(
   const double layers = static_cast<double>(m.layers) / p.pipeline;
   const double params = (layers * m.LayerParams() + m.EmbeddingParams()) / p.tensor;
   PassCalls step;
-  step.bwd = DdpStepCalls(m, p);
+  step.bwd = DdpStepCalls(m, p).calls;  // listed once; each runs DdpStepCalls().times
   step.fwd = OptimizerCalls(p, params / (p.zero_stage >= 1 ? p.data : 1));
   add("step", step);
   return out;
@@ -285,7 +285,8 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
   dpt.microbatches = mb;
   const double dp_exposed = ExposedDataParallelS(comm_, m, p, stage_params, dp_per_node, dpt);
   Priced opt = price_all(OptimizerCalls(p, stage_params / (p.zero_stage >= 1 ? p.data : 1)));
-  opt.Add(price_all(DdpStepCalls(m, p)), 1);
+  const RepeatedCalls ddp = DdpStepCalls(m, p);
+  opt.Add(price_all(ddp.calls), ddp.times);
 
   StepTimes& t = est.time;
   t.compute_s = mb * (pipe.busiest.s - pipe.busiest_re);

@@ -289,17 +289,14 @@ PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
   return out;
 }
 
-std::vector<KernelCall> DdpStepCalls(const TransformerSpec& m, const ParallelPlan& p) {
-  if (p.framework != TrainingFramework::kPyTorch || p.zero_stage != 0 || p.data == 1) return {};
+RepeatedCalls DdpStepCalls(const TransformerSpec& m, const ParallelPlan& p) {
+  RepeatedCalls out;
+  if (p.framework != TrainingFramework::kPyTorch || p.zero_stage != 0 || p.data == 1) return out;
   CallFactory f = Factory(p, "bwd");
   f.dtype = DType::kFloat32;
-  std::vector<KernelCall> calls;
-  const double layers = static_cast<double>(m.layers) / p.pipeline;
-  for (int64_t n : CastWeights(m, p)) {
-    const KernelCall c = f.Pointwise("ddp_bucket_copy", n, 1);
-    for (int pass = 0; pass < 3 * static_cast<int>(layers); ++pass) calls.push_back(c);
-  }
-  return calls;
+  for (int64_t n : CastWeights(m, p)) out.calls.push_back(f.Pointwise("ddp_bucket_copy", n, 1));
+  out.times = 3.0 * static_cast<double>(m.layers) / p.pipeline;
+  return out;
 }
 
 }  // namespace dlsim

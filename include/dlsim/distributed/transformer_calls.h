@@ -37,8 +37,13 @@ std::vector<KernelCall> OptimizerCalls(const ParallelPlan& plan, double params);
 // Megatron-LM.
 PassCalls FrameworkLayerCalls(const TransformerSpec& model, const ParallelPlan& plan);
 // DDP's work per step: each gradient copied into its bucket, divided by the
-// world size and copied back (three passes); none without DDP.
-std::vector<KernelCall> DdpStepCalls(const TransformerSpec& model, const ParallelPlan& plan);
+// world size and copied back. One call per gradient tensor of a layer, each
+// run `times` (three passes x the stage's layers); none without DDP.
+struct RepeatedCalls {
+  std::vector<KernelCall> calls;
+  double times = 0;
+};
+RepeatedCalls DdpStepCalls(const TransformerSpec& model, const ParallelPlan& plan);
 
 }  // namespace dlsim
 
