@@ -12,12 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/distributed/layout_search.h"
-#include "dlsim/distributed/plan_overrides.h"
+#include "dlsim/distributed/scale_run.h"
 #include "dlsim/estimate/estimate_setup.h"
 #include "dlsim/estimate/estimator.h"
 #include "dlsim/estimate/sweep_files.h"
-#include "dlsim/machine/machine_io.h"
 #include "dlsim/machine/training_job_io.h"
 #include "dlsim/report/parallel_report.h"
 #include "dlsim/report/report.h"
@@ -109,22 +107,13 @@ py::list SweepRows(const std::vector<std::string>& files, const std::string& mac
 // `dlsim scale JOB --machine M [layout options] [--search --gpus N]
 // --format json`: the JSON text.
 std::string ScaleJson(const std::string& job_path, const std::string& machine_name,
-                      const PlanOverrides& over, bool search, int64_t gpus, int top) {
+                      const ScaleRequest& request) {
   py::gil_scoped_release release;
-  TrainingJob job = ValueOrThrow(LoadTrainingJob(job_path));
-  const Machine machine = ValueOrThrow(LoadMachineByName(machine_name));
-  const CostModel cost = ValueOrThrow(CostModel::ForMachine(machine));
-  const CollectiveModel comm = ValueOrThrow(CollectiveModel::ForMachine(machine));
-  const ParallelStepModel model(cost, comm);
-  const ScaleReportContext ctx{machine.name, job.train_tokens};
-  if (search) {
-    LayoutSearchOptions o = ValueOrThrow(SearchOptionsOf(over, job, gpus, static_cast<size_t>(top)));
-    return LayoutSearchToJson(ValueOrThrow(SearchLayouts(model, job.model, job.plan, o)), ctx);
-  }
-  ThrowIfError(ApplyOverrides(over, &job.plan));
-  Result<ParallelStepEstimate> est = model.Estimate(job.model, job.plan);
-  if (!est.ok()) ThrowIfError(est.status().WithContext(job_path));
-  return ParallelStepToJson(*est, ctx);
+  const TrainingJob job = ValueOrThrow(LoadTrainingJob(job_path));
+  const std::unique_ptr<PricedMachine> m = ValueOrThrow(PricedMachine::Load(machine_name));
+  LayoutSearchResult r = ValueOrThrow(RunScaleJob(job, request, *m));
+  const ScaleReportContext ctx{m->machine().name, job.train_tokens};
+  return request.search ? LayoutSearchToJson(r, ctx) : ParallelStepToJson(r.best.front(), ctx);
 }
 
 }  // namespace
@@ -146,13 +135,15 @@ PYBIND11_MODULE(_dlsim, m) {
          int64_t data, int64_t virtual_stages, int64_t microbatch, int64_t global_batch,
          const std::string& recompute, const std::string& sequence_parallel, int zero,
          bool overlap_grad_reduce, bool search, int64_t gpus, int top) {
-        dlsim::PlanOverrides o;
+        dlsim::ScaleRequest r;
+        dlsim::PlanOverrides& o = r.overrides;
         o.tensor = tensor, o.pipeline = pipeline, o.data = data;
         o.virtual_stages = virtual_stages, o.microbatch = microbatch;
         o.global_batch = global_batch, o.recompute = recompute;
         o.sequence_parallel = sequence_parallel, o.zero = zero;
         o.overlap_grad_reduce = overlap_grad_reduce;
-        return ScaleJson(job, machine, o, search, gpus, top);
+        r.search = search, r.gpus = gpus, r.top = static_cast<size_t>(top);
+        return ScaleJson(job, machine, r);
       },
       py::arg("job"), py::arg("machine"), py::arg("tensor"), py::arg("pipeline"), py::arg("data"),
       py::arg("virtual_stages"), py::arg("microbatch"), py::arg("global_batch"),

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "dlsim/distributed/layout_search.h"
 #include "dlsim/distributed/plan_overrides.h"
+#include "dlsim/distributed/scale_run.h"
 #include "dlsim/distributed/transformer_from_graph.h"
 #include "dlsim/model/onnx_import.h"
 #include "dlsim/machine/machine_io.h"
@@ -31,54 +32,6 @@ struct ScaleArgs {
   std::string format = "table";
 };
 
-void WriteCalls(std::ostream& out, const std::vector<ParallelStepModel::PricedCall>& calls) {
-  out << "part,phase,key,time_us,source\n";
-  for (const auto& c : calls) {
-    out << c.part << "," << c.call.phase << "," << c.call.Key() << "," << c.cost.time_s * 1e6 << ","
-        << CostSourceName(c.cost.source) << "\n";
-  }
-}
-
-// A machine's pricing, kept together (the step model refers to the others).
-struct PricedMachine {
-  Machine machine;
-  std::unique_ptr<CostModel> cost;
-  std::unique_ptr<CollectiveModel> comm;
-  std::unique_ptr<ParallelStepModel> model;
-};
-
-Result<PricedMachine> Price(const std::string& name) {
-  PricedMachine p;
-  DLSIM_ASSIGN_OR_RETURN(p.machine, LoadMachineByName(name));
-  DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(p.machine));
-  DLSIM_ASSIGN_OR_RETURN(CollectiveModel comm, CollectiveModel::ForMachine(p.machine));
-  p.cost = std::make_unique<CostModel>(std::move(cost));
-  p.comm = std::make_unique<CollectiveModel>(std::move(comm));
-  p.model = std::make_unique<ParallelStepModel>(*p.cost, *p.comm);
-  return p;
-}
-
-// The job's layout on `m`, or with --search the fastest that fits.
-Result<LayoutSearchResult> Run(const ScaleArgs& a, const TrainingJob& job, const PricedMachine& m) {
-  LayoutSearchResult r;
-  if (!a.search) {
-    auto est = m.model->Estimate(job.model, job.plan);
-    if (!est.ok()) return est.status().WithContext(job.source_path);
-    r.evaluated = 1;
-    r.fitting = est->fits ? 1 : 0;
-    r.best.push_back(std::move(*est));
-    return r;
-  }
-  DLSIM_ASSIGN_OR_RETURN(LayoutSearchOptions o,
-                         SearchOptionsOf(a.plan, job, a.gpus, static_cast<size_t>(a.top)));
-  DLSIM_ASSIGN_OR_RETURN(r, SearchLayouts(*m.model, job.model, job.plan, o));
-  if (r.best.empty()) {
-    return InvalidArgument(job.source_path + ": none of the " + std::to_string(r.evaluated) +
-                           " layouts of " + std::to_string(o.gpus) + " GPUs fits in " +
-                           m.machine.name + "'s memory");
-  }
-  return r;
-}
 
 // The job: a job file, or with --onnx the model read from its graph and a
 // layout from the command line alone (global batch: one microbatch per
@@ -118,21 +71,26 @@ Status RunScale(const ScaleArgs& a) {
                            " x data = " + std::to_string(job.plan.gpus()) +
                            "; give --search to choose a layout of that many GPUs");
   }
-  DLSIM_ASSIGN_OR_RETURN(PricedMachine target, Price(a.machine));
+  DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<PricedMachine> target, PricedMachine::Load(a.machine));
   std::ostringstream out;
   if (a.calls) {
     DLSIM_RETURN_IF_ERROR(ValidatePlan(job.model, job.plan).WithContext(job.source_path));
-    WriteCalls(out, target.model->MicrobatchCalls(job.model, job.plan));
+    WritePricedCallsCsv(out, target->model().MicrobatchCalls(job.model, job.plan));
     std::cout << out.str();
     return Status::Ok();
   }
-  DLSIM_ASSIGN_OR_RETURN(LayoutSearchResult r, Run(a, job, target));
-  ScaleReportContext ctx{target.machine.name, job.train_tokens};
+  ScaleRequest request;
+  request.overrides = a.plan;
+  request.search = a.search;
+  request.gpus = a.gpus;
+  request.top = static_cast<size_t>(a.top);
+  DLSIM_ASSIGN_OR_RETURN(LayoutSearchResult r, RunScaleJob(job, request, *target));
+  ScaleReportContext ctx{target->machine().name, job.train_tokens};
   if (!a.baseline.empty()) {
-    DLSIM_ASSIGN_OR_RETURN(PricedMachine base, Price(a.baseline));
-    auto on_base = Run(a, job, base);
+    DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<PricedMachine> base, PricedMachine::Load(a.baseline));
+    auto on_base = RunScaleJob(job, request, *base);
     if (!on_base.ok()) return on_base.status().WithContext("--baseline " + a.baseline);
-    ctx.baseline_machine = base.machine.name;
+    ctx.baseline_machine = base->machine().name;
     ctx.baseline_step_s = on_base->best.front().time.step_s;
   }
   if (a.search) {

@@ -184,6 +184,15 @@ void WriteLayoutSearchTable(std::ostream& out, const LayoutSearchResult& r,
   }
 }
 
+void WritePricedCallsCsv(std::ostream& out,
+                         const std::vector<ParallelStepModel::PricedCall>& calls) {
+  out << "part,phase,key,time_us,source\n";
+  for (const auto& c : calls) {
+    out << c.part << "," << c.call.phase << "," << CsvField(c.call.Key()) << ","
+        << c.cost.time_s * 1e6 << "," << CostSourceName(c.cost.source) << "\n";
+  }
+}
+
 void WriteLayoutCsv(std::ostream& out, const std::vector<ParallelStepEstimate>& layouts,
                     const ScaleReportContext& ctx) {
   out << "model,machine,gpus,tensor,pipeline,data,virtual_stages,microbatch,global_batch,"

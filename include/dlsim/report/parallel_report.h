@@ -25,6 +25,9 @@ void WriteParallelStepTable(std::ostream& out, const ParallelStepEstimate& est,
 std::string LayoutSearchToJson(const LayoutSearchResult& result, const ScaleReportContext& ctx);
 void WriteLayoutSearchTable(std::ostream& out, const LayoutSearchResult& result,
                             const ScaleReportContext& ctx);
+// `dlsim scale --calls`: one row per kernel call (part, phase, key, time, source).
+void WritePricedCallsCsv(std::ostream& out,
+                         const std::vector<ParallelStepModel::PricedCall>& calls);
 // One row per layout (a single estimate is a search of one).
 void WriteLayoutCsv(std::ostream& out, const std::vector<ParallelStepEstimate>& layouts,
                     const ScaleReportContext& ctx);
