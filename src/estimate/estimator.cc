@@ -348,6 +348,9 @@ Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
   e.eager_s = t.eager_s;
   e.data_parallel = t.data_parallel;
   e.memory = plan.memory;
+  if (e.batch > 0 && machine.device.memory_bytes > 0) {
+    e.largest_batch = LargestBatchThatFits(e.memory, e.batch, machine.device.memory_bytes);
+  }
   const std::string oom = OutOfMemoryWarning(e, machine.device.memory_bytes);
   if (!oom.empty()) e.warnings.push_back(oom);
   return e;

@@ -57,7 +57,8 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
                  {"workspace_bytes", e.memory.workspace_bytes},
                  {"total_bytes", e.memory.total_bytes()},
                  {"peak_at", e.memory.peak_at},
-                 {"activations_max_bytes", e.memory.activations_max_bytes}};
+                 {"activations_max_bytes", e.memory.activations_max_bytes},
+                 {"largest_batch", e.largest_batch}};
   json j = {{"model", e.model},
             {"machine", e.machine},
             {"batch", e.batch},

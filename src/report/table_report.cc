@@ -92,8 +92,10 @@ void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOption
     out << buf;
   }
   out << "\n";
-  std::snprintf(buf, sizeof buf, "%-28s %s\n", "memory footprint", FormatBytes(e.memory.total_bytes()).c_str());
+  std::snprintf(buf, sizeof buf, "%-28s %s", "memory footprint", FormatBytes(e.memory.total_bytes()).c_str());
   out << buf;
+  if (e.largest_batch >= 0) out << " (largest batch that fits: " << e.largest_batch << ")";
+  out << "\n";
   const DataParallelStep& dp = e.data_parallel;
   if (dp.gpus > 1) {
     std::snprintf(buf, sizeof buf,

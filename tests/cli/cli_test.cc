@@ -83,6 +83,22 @@ TEST(CliTest, AFootprintOverTheDevicesMemoryIsAWarningNotARefusal) {
                         text.find("--checkpoint-activations") != std::string::npos);
   }
   EXPECT_TRUE(warned) << j["warnings"].dump();
+  // memory.largest_batch is the batch the warning names
+  const int64_t largest = j["memory"]["largest_batch"].get<int64_t>();
+  EXPECT_GT(largest, 0);
+  EXPECT_LT(largest, 8192);
+  EXPECT_NE(j["warnings"].dump().find("The largest batch that fits is " + std::to_string(largest)),
+            std::string::npos);
+}
+
+TEST(CliTest, TheTableGivesTheLargestBatchThatFits) {
+  CmdResult r = Dlsim("estimate " + Zoo("resnet18") + " --batch 8192 --mode training");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  CmdResult j = Dlsim("estimate " + Zoo("resnet18") + " --batch 8192 --mode training --format json");
+  const int64_t largest =
+      nlohmann::json::parse(j.out.substr(j.out.find('{')))["memory"]["largest_batch"].get<int64_t>();
+  EXPECT_NE(r.out.find("(largest batch that fits: " + std::to_string(largest) + ")"), std::string::npos)
+      << r.out;
 }
 
 TEST(CliTest, EstimateCsvHasOneRowPerLayer) {

@@ -64,6 +64,10 @@ struct Estimate {
   std::vector<std::string> critical_path;  // task names
   std::map<std::string, double> source_share;  // source name -> share of time
   MemoryFootprint memory;
+  // The largest batch whose footprint fits the machine's memory
+  // (LargestBatchThatFits); 0 when none does, -1 when not known (no batch or
+  // no memory size).
+  int64_t largest_batch = -1;
   std::vector<std::string> warnings;
   DataParallelStep data_parallel;  // gpus 1: none
 };
