@@ -42,7 +42,8 @@ class Simulator {
  public:
   Simulator(const Graph& graph, const LoweredGraph& lowered, const MemoryOptions& options)
       : graph_(graph), lowered_(lowered), options_(options),
-        n_(static_cast<long>(graph.nodes.size())) {}
+        n_(static_cast<long>(graph.nodes.size())),
+        scalar_constants_(ScalarConstants(graph)) {}
 
   MemoryFootprint Run() {
     if (options_.training && options_.checkpoint_activations) {
@@ -72,9 +73,28 @@ class Simulator {
     const Tensor* t = graph_.FindTensor(name);
     return t != nullptr && t->is_initializer && IsFloatDType(t->dtype);
   }
+  // An initializer of one element that only elementwise arithmetic reads is
+  // taken for a constant an exporter wrote (a scale, an exponent, an
+  // epsilon, a fill value), not a trained parameter: the ops that read it
+  // keep nothing for its gradient.
+  static std::set<std::string> ScalarConstants(const Graph& graph) {
+    static const std::set<std::string> kArithmetic = {"Add", "Sub", "Mul", "Div", "Pow", "Where",
+                                                      "Max", "Min", "Clip", "Equal", "Less",
+                                                      "Greater", "LessOrEqual", "GreaterOrEqual"};
+    std::set<std::string> scalars, other;
+    for (const Node& node : graph.nodes) {
+      for (const std::string& in : node.inputs) {
+        const Tensor* t = graph.FindTensor(in);
+        if (t == nullptr || !t->is_initializer || t->num_elements() != 1) continue;
+        (kArithmetic.count(node.op_type) != 0 ? scalars : other).insert(in);
+      }
+    }
+    for (const std::string& name : other) scalars.erase(name);
+    return scalars;
+  }
   bool RequiresGrad(const std::string& name) const {
     if (!options_.training || name.empty()) return false;
-    if (IsParameter(name)) return true;
+    if (IsParameter(name)) return scalar_constants_.count(name) == 0;
     auto it = grad_.find(name);
     return it != grad_.end() && it->second;
   }
@@ -146,7 +166,7 @@ class Simulator {
     for (const std::string& in : node.inputs) {
       if (in.empty()) continue;
       any_grad = any_grad || RequiresGrad(in);
-      if (IsParameter(in)) param_last_read_[in] = i;
+      if (IsParameter(in) && scalar_constants_.count(in) == 0) param_last_read_[in] = i;
       if (node.op_type == "Shape" || node.op_type == "Size") continue;  // metadata only
       const std::string block = ReadBlock(i, in);
       Read(block, i);
@@ -343,6 +363,7 @@ class Simulator {
   const LoweredGraph& lowered_;
   const MemoryOptions& options_;
   const long n_;
+  const std::set<std::string> scalar_constants_;  // one-element initializers, not parameters
   std::map<std::string, Buffer> buffers_;      // by root (or cast/extra) name
   std::map<std::string, std::string> root_;    // tensor -> the block it lives in
   std::map<std::string, bool> grad_;           // activation -> needs a gradient

@@ -137,6 +137,32 @@ MemoryFootprint ConvPeak(int64_t k, bool training, bool folded_batch_norm) {
   return Peak(g.Build({"r"}), o);
 }
 
+MemoryFootprint ScaledMatMulPeak(const std::vector<int64_t>& scale_dims) {
+  // h = x . w (1 KiB), y = h * c: training with SGD with momentum.
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1024, 256}).Weight("c", scale_dims);
+  g.Op("MatMul", "mm", {"x", "w"}, "h", {1, 256});
+  g.Op("Mul", "scale", {"h", "c"}, "y", {1, 256});
+  MemoryOptions o;
+  o.training = true;
+  return Peak(g.Build({"y"}), o);
+}
+
+TEST(MemoryModel, AOneElementInitializerOfArithmeticIsAConstant) {
+  // c of one element read by a Mul is an exporter's constant (a scale): the
+  // Mul keeps nothing and c has no gradient. At mm's backward: x (saved
+  // for w's gradient, 4 KiB), h's gradient (1 KiB), w's and c's blocks.
+  MemoryFootprint scalar = ScaledMatMulPeak({1});
+  EXPECT_EQ(scalar.activations_bytes, 4096 + 1024);
+  EXPECT_EQ(scalar.gradients_bytes, 1048576);
+  EXPECT_EQ(scalar.optimizer_state_bytes, 1048576);
+  // A per-channel c (256 elements) is a parameter: the Mul keeps h for c's
+  // gradient until its backward, and c has a gradient and momentum.
+  MemoryFootprint vector = ScaledMatMulPeak({256});
+  EXPECT_EQ(vector.gradients_bytes, 1048576 + 1024);
+  EXPECT_EQ(vector.optimizer_state_bytes, 1048576 + 1024);
+}
+
 TEST(MemoryModel, MaxPoolingSavesItsInputAndInt64Indices) {
   // a = x + w (4 KiB), 2x2 max pooling to 256 elements (1 KiB) with 256
   // int64 indices (2 KiB) saved beside a until the pooling's backward.
