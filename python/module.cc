@@ -50,7 +50,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
                          std::vector<std::string> dims, std::string dtype, std::string tf32,
                          std::string mode, std::string optimizer, bool per_tensor_optimizer,
                          int gpus, bool strict, bool fuse, bool amp, bool checkpoint_activations,
-                         std::string layout) {
+                         std::string layout, int zero) {
   ModelOptions opts;
   opts.batch_text = std::move(batch);
   opts.inputs = std::move(inputs);
@@ -61,6 +61,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
   opts.optimizer = std::move(optimizer);
   opts.per_tensor_optimizer = per_tensor_optimizer;
   opts.gpus = gpus;
+  opts.zero = zero;
   opts.strict = strict;
   opts.fuse = fuse;
   opts.amp = amp;
@@ -127,7 +128,7 @@ PYBIND11_MODULE(_dlsim, m) {
         py::arg("inputs"), py::arg("dims"), py::arg("dtype"), py::arg("tf32"), py::arg("mode"),
         py::arg("optimizer"), py::arg("per_tensor_optimizer"), py::arg("gpus"),
         py::arg("strict"), py::arg("fuse"), py::arg("amp"),
-        py::arg("checkpoint_activations"), py::arg("layout"),
+        py::arg("checkpoint_activations"), py::arg("layout"), py::arg("zero") = 0,
         "dlsim estimate MODEL --format json, as JSON text");
   m.def(
       "scale_json",

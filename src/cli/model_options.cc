@@ -33,6 +33,10 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
                     "training: data-parallel GPUs; gradients all-reduced in buckets "
                     "overlapped with backward (docs/parallel.md)")
         ->capture_default_str();
+    cmd->add_option("--zero", opts->zero,
+                    "training with --gpus: ZeRO sharding across them, 1 optimizer state, 2 and "
+                    "gradients, 3 and weights (FSDP full sharding) (docs/memory.md)")
+        ->capture_default_str();
   }
 }
 

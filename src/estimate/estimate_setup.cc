@@ -94,6 +94,14 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
                            " is for data-parallel training: add --mode training");
   }
   eo.data_parallel.gpus = opts.gpus;
+  if (opts.zero < 0 || opts.zero > 3) {
+    return InvalidArgument("--zero must be 0, 1, 2 or 3, got " + std::to_string(opts.zero));
+  }
+  if (opts.zero > 0 && opts.gpus < 2) {
+    return InvalidArgument("--zero " + std::to_string(opts.zero) +
+                           " shards across data-parallel GPUs: add --gpus N (N >= 2) and --mode training");
+  }
+  eo.data_parallel.zero_stage = opts.zero;
   eo.dtype_name = d;
   DLSIM_ASSIGN_OR_RETURN(eo.batch, BatchOf(opts));
   return eo;

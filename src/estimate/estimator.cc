@@ -202,6 +202,8 @@ MemoryFootprint Footprint(const Graph& graph, const LoweredGraph& lowered,
   m.autocast = options.lowering.autocast;
   m.optimizer = OptimizerKindOf(options.optimizer);
   m.checkpoint_activations = options.checkpoint_activations;
+  m.data_parallel_gpus = options.data_parallel.gpus;
+  m.zero_stage = options.data_parallel.zero_stage;
   return PeakMemory(graph, lowered, m);
 }
 
@@ -306,7 +308,10 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
     opt.name = "optimizer." + options.optimizer;
     opt.op_type = "Optimizer";
     opt.node_index = graph.nodes.size();
-    opt.calls = LowerOptimizer(options.optimizer, graph.ParameterCount(), plan.float_initializers,
+    // ZeRO: each GPU updates its shard of the parameters
+    const int64_t shards = options.data_parallel.zero_stage > 0 ? options.data_parallel.gpus : 1;
+    opt.calls = LowerOptimizer(options.optimizer, (graph.ParameterCount() + shards - 1) / shards,
+                               plan.float_initializers,
                                options.fused_optimizer, options.lowering);
     plan.lowered.nodes.push_back(std::move(opt));
   }

@@ -66,15 +66,23 @@ double BucketCopyDispatchS(const HostSpec& host, const std::vector<KernelCall>& 
 DataParallelStep PriceGradientAllReduce(const std::vector<double>& grad_bytes,
                                         const std::vector<double>& ready_s,
                                         double backward_end_s, const CollectiveModel& comm,
-                                        const DataParallelOptions& options) {
+                                        const DataParallelOptions& options, double forward_s) {
   DataParallelStep step;
   step.gpus = options.gpus;
+  step.zero_stage = options.zero_stage;
   if (options.gpus <= 1) return step;
+  const bool sharded = options.zero_stage > 0;
   double bucket = 0, comm_free_s = 0;
   auto flush = [&](double ready) {
     if (bucket <= 0) return;
-    CommTime t = comm.Time(Collective::kAllReduce, options.gpus, bucket);
-    comm_free_s = std::max(comm_free_s, ready) + t.time_s;
+    // ZeRO: each bucket reduce-scattered (stage 3: after its weights were
+    // gathered again for the backward, on the same stream)
+    CommTime t = comm.Time(sharded ? Collective::kReduceScatter : Collective::kAllReduce,
+                           options.gpus, bucket);
+    double gather_s = 0;
+    if (options.zero_stage >= 3) gather_s = comm.Time(Collective::kAllGather, options.gpus, bucket).time_s;
+    comm_free_s = std::max(comm_free_s, ready) + gather_s + t.time_s;
+    step.allgather_s += gather_s;
     step.allreduce_s += t.time_s;
     step.gradient_bytes += bucket;
     step.method = t.method;
@@ -92,6 +100,16 @@ DataParallelStep PriceGradientAllReduce(const std::vector<double>& grad_bytes,
   }
   flush(last_ready);
   step.exposed_s = std::max(0.0, comm_free_s - backward_end_s);
+  if (sharded) {
+    const CommTime gather = comm.Time(Collective::kAllGather, options.gpus, step.gradient_bytes);
+    step.allgather_s += gather.time_s;
+    if (options.zero_stage >= 3) {
+      // the forward's gathers, prefetched while the forward computes
+      step.exposed_s += std::max(0.0, gather.time_s - forward_s);
+    } else {
+      step.exposed_s += gather.time_s;  // the updated weights, after the step
+    }
+  }
   return step;
 }
 
@@ -107,6 +125,7 @@ Result<DataParallelStep> PriceGradientAllReduceStep(const std::vector<double>& g
   const size_t n = gradient_bytes.size();
   DLSIM_CHECK(task_device_s.size() >= 2 * n && sched.start_s.size() == task_device_s.size());
   std::vector<double> ready_s(n, 0.0);
+  const double forward_s = n > 0 ? sched.start_s[n] : 0.0;  // the first backward task's start
   double backward_end_s = 0;
   for (size_t i = 0; i < n; ++i) {
     const size_t t = n + (n - 1 - i);
@@ -114,7 +133,7 @@ Result<DataParallelStep> PriceGradientAllReduceStep(const std::vector<double>& g
     backward_end_s = std::max(backward_end_s, ready_s[i]);
   }
   DLSIM_ASSIGN_OR_RETURN(CollectiveModel comm, CollectiveModel::ForMachine(machine));
-  return PriceGradientAllReduce(gradient_bytes, ready_s, backward_end_s, comm, options);
+  return PriceGradientAllReduce(gradient_bytes, ready_s, backward_end_s, comm, options, forward_s);
 }
 
 }  // namespace dlsim

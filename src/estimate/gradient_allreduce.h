@@ -37,11 +37,15 @@ double BucketCopyDispatchS(const HostSpec& host, const std::vector<KernelCall>& 
 // Buckets `grad_bytes` in reverse node order, prices each bucket's
 // all-reduce when its last gradient is ready (`ready_s[i]`: end of node i's
 // backward) on one communication stream, and returns the step's extra time
-// over `backward_end_s`.
+// over `backward_end_s`. With ZeRO (options.zero_stage) a bucket is
+// reduce-scattered instead, and the weights are all-gathered: after the
+// optimizer step (stages 1, 2: all exposed), or for each bucket's backward
+// on the same stream and in the forward, hidden by the forward's
+// `forward_s` of compute (stage 3).
 DataParallelStep PriceGradientAllReduce(const std::vector<double>& grad_bytes,
                                         const std::vector<double>& ready_s,
                                         double backward_end_s, const CollectiveModel& comm,
-                                        const DataParallelOptions& options);
+                                        const DataParallelOptions& options, double forward_s = 0);
 
 // The all-reduce of a training step's gradients (`gradient_bytes` from
 // GradientBytesByNode), from the step's one-stream schedule: `tasks` as the

@@ -312,11 +312,43 @@ class Simulator {
     return sum;
   }
 
+  int Shards(int from_stage) const {
+    return options_.zero_stage >= from_stage ? std::max(1, options_.data_parallel_gpus) : 1;
+  }
+
+  // A parameter's gradient from its first user's backward (the last to
+  // run) to the optimizer; under ZeRO-2/3 only its shard stays after that
+  // backward (the full gradient is reduce-scattered there).
   void GradientSpans(std::vector<double>* grads) const {
+    const int shards = Shards(2);
     for (const auto& [name, last] : param_last_read_) {
       const Tensor* t = graph_.FindTensor(name);
-      Span(grads, Backward(last), 2 * n_,
-           AllocatorBlockBytes(static_cast<double>(t->num_elements()) * WeightElemBytes()));
+      const double full = static_cast<double>(t->num_elements()) * WeightElemBytes();
+      if (shards == 1) {
+        Span(grads, Backward(last), 2 * n_, AllocatorBlockBytes(full));
+        continue;
+      }
+      Span(grads, Backward(last), Backward(last), AllocatorBlockBytes(full));
+      Span(grads, Backward(last) + 1, 2 * n_, AllocatorBlockBytes(full / shards));
+    }
+  }
+
+  // ZeRO-3: each node's weights gathered in full while its forward and its
+  // backward run (the rest of the time each GPU holds its shard).
+  void GatheredWeightSpans(std::vector<double>* gathered) const {
+    if (Shards(3) == 1) return;
+    std::vector<double> per_node(n_, 0.0);
+    std::set<std::pair<long, std::string>> seen;
+    for (long i = 0; i < n_; ++i) {
+      for (const std::string& in : graph_.nodes[i].inputs) {
+        if (!IsParameter(in) || !seen.insert({i, in}).second) continue;
+        per_node[i] += AllocatorBlockBytes(
+            static_cast<double>(graph_.FindTensor(in)->num_elements()) * WeightElemBytes());
+      }
+    }
+    for (long i = 0; i < n_; ++i) {
+      Span(gathered, i, i, per_node[i]);
+      if (options_.training) Span(gathered, Backward(i), Backward(i), per_node[i]);
     }
   }
 
@@ -330,11 +362,13 @@ class Simulator {
     const long steps = std::max(LastStep() + 1, 1L);
     std::vector<double> act(steps + 1, 0.0), grads(steps + 1, 0.0), work(steps + 1, 0.0);
     ActivationSpans(&act);
+    std::vector<double> gathered(steps + 1, 0.0);
+    GatheredWeightSpans(&gathered);
     MemoryFootprint m;
-    m.weights_bytes = ParameterBytes(false);
+    const double weights = ParameterBytes(false) / Shards(3);
     if (options_.training) {
       GradientSpans(&grads);
-      const double trainable = ParameterBytes(true);
+      const double trainable = ParameterBytes(true) / Shards(1);
       const double states = options_.optimizer == OptimizerKind::kAdam         ? 2
                             : options_.optimizer == OptimizerKind::kSgdMomentum ? 1
                                                                                 : 0;
@@ -343,15 +377,17 @@ class Simulator {
       if (options_.optimizer == OptimizerKind::kAdam) Span(&work, 2 * n_, 2 * n_, trainable);
     }
     for (const auto& [step, bytes] : workspace_) Span(&work, step, step, bytes);
-    double a = 0, g = 0, w = 0, best = -1;
+    double a = 0, g = 0, w = 0, gw = 0, best = -1;
+    m.weights_bytes = weights;
     for (long s = 0; s < steps; ++s) {
-      a += act[s], g += grads[s], w += work[s];
+      a += act[s], g += grads[s], w += work[s], gw += gathered[s];
       // what grows with the batch: activations and the ops' workspaces (not
       // the optimizer step's temporaries)
       const bool optimizer_step = options_.training && s == 2 * n_;
       m.activations_max_bytes = std::max(m.activations_max_bytes, a + (optimizer_step ? 0 : w));
-      if (a + g + w > best) {
-        best = a + g + w;
+      if (a + g + w + gw > best) {
+        best = a + g + w + gw;
+        m.weights_bytes = weights + gw;
         m.activations_bytes = a, m.gradients_bytes = g, m.workspace_bytes = w;
         m.peak_at = n_ > 0 ? StepName(s) : "";
       }

@@ -31,8 +31,8 @@ std::string OutOfMemoryWarning(const Estimate& e, double memory_bytes) {
   w += fits > 0 ? "The largest batch that fits is " + std::to_string(fits)
                 : std::string("No batch fits");
   w += training ? "; activation checkpointing (--checkpoint-activations), bf16 autocast (--amp) or "
-                  "sharding the optimizer state, gradients and weights across GPUs (ZeRO/FSDP) "
-                  "would save memory"
+                  "sharding the optimizer state, gradients and weights across data-parallel GPUs "
+                  "(--gpus N --zero 1|2|3: ZeRO/FSDP) would save memory"
                 : "; fp16/bf16 weights (--dtype) or a GPU with more memory would make it fit";
   return w;
 }

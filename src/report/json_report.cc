@@ -81,6 +81,8 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
                                 {"gradient_bytes", e.data_parallel.gradient_bytes},
                                 {"allreduce_ms", e.data_parallel.allreduce_s * 1e3},
                                 {"exposed_ms", e.data_parallel.exposed_s * 1e3},
+                                {"zero_stage", e.data_parallel.zero_stage},
+                                {"allgather_ms", e.data_parallel.allgather_s * 1e3},
                                 {"method", e.data_parallel.method}}},
             {"critical_path", e.critical_path},
             {"warnings", e.warnings},

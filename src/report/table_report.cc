@@ -97,13 +97,21 @@ void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOption
   if (e.largest_batch >= 0) out << " (largest batch that fits: " << e.largest_batch << ")";
   out << "\n";
   const DataParallelStep& dp = e.data_parallel;
-  if (dp.gpus > 1) {
+  if (dp.gpus > 1 && dp.zero_stage == 0) {
     std::snprintf(buf, sizeof buf,
                   "%-28s %d GPUs: %s of gradients in %d buckets, all-reduce %s (%s), "
                   "%s not hidden by backward (included above)\n",
                   "data parallel", dp.gpus, FormatBytes(dp.gradient_bytes).c_str(), dp.buckets,
                   FormatTime(dp.allreduce_s).c_str(), dp.method.c_str(),
                   FormatTime(dp.exposed_s).c_str());
+    out << buf;
+  } else if (dp.gpus > 1) {
+    std::snprintf(buf, sizeof buf,
+                  "%-28s %d GPUs, ZeRO-%d: %s of gradients reduce-scattered in %d buckets %s, "
+                  "weights all-gathered %s (%s), %s not hidden (included above)\n",
+                  "data parallel", dp.gpus, dp.zero_stage, FormatBytes(dp.gradient_bytes).c_str(),
+                  dp.buckets, FormatTime(dp.allreduce_s).c_str(), FormatTime(dp.allgather_s).c_str(),
+                  dp.method.c_str(), FormatTime(dp.exposed_s).c_str());
     out << buf;
   }
 }

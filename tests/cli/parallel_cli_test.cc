@@ -53,6 +53,34 @@ TEST(ParallelCliTest, MoreGpusThanTheMachineHasIsAnError) {
   EXPECT_NE(r.out.find("has 8 (node.gpus_per_node x system.nodes)"), std::string::npos) << r.out;
 }
 
+TEST(ParallelCliTest, ZeroShardsAcrossTheDataParallelGpus) {
+  const std::string run = "estimate tests/data/zoo/resnet18.onnx --machine machines/h200.yaml "
+                          "--batch 8 --mode training --optimizer adam --gpus 4 --format json";
+  CliRun ddp = Dlsim(run + " 2>/dev/null");
+  CliRun zero3 = Dlsim(run + " --zero 3 2>/dev/null");
+  ASSERT_EQ(ddp.code, 0) << ddp.out;
+  ASSERT_EQ(zero3.code, 0) << zero3.out;
+  auto a = nlohmann::json::parse(ddp.out);
+  auto b = nlohmann::json::parse(zero3.out);
+  EXPECT_EQ(b["data_parallel"]["zero_stage"], 3);
+  EXPECT_GT(b["data_parallel"]["allgather_ms"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(a["data_parallel"]["allgather_ms"].get<double>(), 0.0);
+  // Adam's two moments, 4-way sharded
+  EXPECT_NEAR(b["memory"]["optimizer_state_bytes"].get<double>(),
+              a["memory"]["optimizer_state_bytes"].get<double>() / 4, 512 * 62);
+  EXPECT_LT(b["memory"]["weights_bytes"].get<double>(), a["memory"]["weights_bytes"].get<double>());
+}
+
+TEST(ParallelCliTest, ZeroNeedsDataParallelGpus) {
+  CliRun r = Dlsim("estimate tests/data/zoo/resnet18.onnx --batch 8 --mode training --zero 2");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("--zero 2 shards across data-parallel GPUs: add --gpus N"), std::string::npos)
+      << r.out;
+  r = Dlsim("estimate tests/data/zoo/resnet18.onnx --batch 8 --mode training --gpus 2 --zero 4");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("--zero must be 0, 1, 2 or 3, got 4"), std::string::npos) << r.out;
+}
+
 TEST(ParallelCliTest, CommComparesTheModelWithTheTables) {
   CliRun r = Dlsim("comm --machine machines/h200.yaml --format csv");
   ASSERT_EQ(r.code, 0) << r.out;

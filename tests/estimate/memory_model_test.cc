@@ -163,6 +163,42 @@ TEST(MemoryModel, AOneElementInitializerOfArithmeticIsAConstant) {
   EXPECT_EQ(vector.optimizer_state_bytes, 1048576 + 1024);
 }
 
+MemoryFootprint TwoMatMulPeak(int zero_stage) {
+  // x (4 KiB) . w1 (1 MiB) -> h (1 KiB) . w2 (256 KiB) -> y, SGD with
+  // momentum, 4 data-parallel GPUs.
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w1", {1024, 256}).Weight("w2", {256, 256});
+  g.Op("MatMul", "mm1", {"x", "w1"}, "h", {1, 256});
+  g.Op("MatMul", "mm2", {"h", "w2"}, "y", {1, 256});
+  MemoryOptions o;
+  o.training = true;
+  o.data_parallel_gpus = 4;
+  o.zero_stage = zero_stage;
+  return Peak(g.Build({"y"}), o);
+}
+
+TEST(MemoryModel, ZeroShardsTheOptimizerStateGradientsAndWeights) {
+  // The peak is at mm1's backward: x (saved for w1's gradient) and h's
+  // gradient (5 KiB); both weights' full gradients without ZeRO-2.
+  MemoryFootprint ddp = TwoMatMulPeak(0);
+  EXPECT_EQ(ddp.weights_bytes, 1310720);
+  EXPECT_EQ(ddp.optimizer_state_bytes, 1310720);
+  EXPECT_EQ(ddp.gradients_bytes, 1310720);
+  EXPECT_EQ(ddp.activations_bytes, 5120);
+  EXPECT_EQ(ddp.peak_at, "backward mm1");
+  MemoryFootprint one = TwoMatMulPeak(1);  // a quarter of the momentum
+  EXPECT_EQ(one.optimizer_state_bytes, 327680);
+  EXPECT_EQ(one.gradients_bytes, 1310720);
+  // ZeRO-2: w1's full gradient while its backward runs, w2's quarter after
+  // its own (reduce-scattered)
+  MemoryFootprint two = TwoMatMulPeak(2);
+  EXPECT_EQ(two.gradients_bytes, 1048576 + 65536);
+  EXPECT_EQ(two.weights_bytes, 1310720);
+  // ZeRO-3: a quarter of the weights, and w1 gathered in full for its backward
+  EXPECT_EQ(TwoMatMulPeak(3).weights_bytes, 327680 + 1048576);
+  EXPECT_EQ(TwoMatMulPeak(3).peak_at, "backward mm1");
+}
+
 TEST(MemoryModel, MaxPoolingSavesItsInputAndInt64Indices) {
   // a = x + w (4 KiB), 2x2 max pooling to 256 elements (1 KiB) with 256
   // int64 indices (2 KiB) saved beside a until the pooling's backward.

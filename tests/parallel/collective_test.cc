@@ -158,6 +158,40 @@ TEST(GradientAllReduceTest, BucketsInBackwardOrderOnOneStream) {
   EXPECT_EQ(step.method, "ring");
 }
 
+TEST(GradientAllReduceTest, ZeroReduceScattersTheBucketsAndGathersTheWeights) {
+  // The buckets of the test above, {1 MiB at 1 ms} and {3 MiB at 4 ms}, over
+  // 2 ranks at 100 GB/s: a ring reduce-scatter or all-gather of S takes
+  // S/2B, an all-reduce S/B.
+  const double mib = 1 << 20;
+  Machine m;
+  m.node.gpus_per_node = 2;
+  m.node.scale_up = LinkSpec{"nvlink", 100e9, 1.0, 0.0};
+  CollectiveModel comm(m, CollectiveTable{});
+  DataParallelOptions options;
+  options.gpus = 2;
+  options.zero_stage = 1;
+  const std::vector<double> grads = {1 * mib, 0, 2 * mib, 1 * mib};
+  const std::vector<double> ready = {4e-3, 3e-3, 2e-3, 1e-3};
+  // ZeRO-1: reduce-scatters (2 MiB/B in all, the second's 1.5 MiB/B exposed)
+  // and the all-gather of the 4 MiB of weights after the step (2 MiB/B).
+  DataParallelStep one = PriceGradientAllReduce(grads, ready, 4e-3, comm, options, 1e-3);
+  EXPECT_EQ(one.zero_stage, 1);
+  EXPECT_DOUBLE_EQ(one.allreduce_s, 2 * mib / 100e9);
+  EXPECT_DOUBLE_EQ(one.allgather_s, 2 * mib / 100e9);
+  EXPECT_NEAR(one.exposed_s, 3.5 * mib / 100e9, 1e-15);
+  // ZeRO-3: each bucket gathered again before its reduce-scatter (the
+  // second's 1.5 + 1.5 MiB/B exposed); the forward's 2 MiB/B of gathers
+  // hidden by 1 ms of forward.
+  options.zero_stage = 3;
+  DataParallelStep three = PriceGradientAllReduce(grads, ready, 4e-3, comm, options, 1e-3);
+  EXPECT_DOUBLE_EQ(three.allreduce_s, 2 * mib / 100e9);
+  EXPECT_DOUBLE_EQ(three.allgather_s, 4 * mib / 100e9);
+  EXPECT_NEAR(three.exposed_s, 3 * mib / 100e9, 1e-15);
+  // with no forward to hide them, the forward's gathers are exposed too
+  DataParallelStep bare = PriceGradientAllReduce(grads, ready, 4e-3, comm, options, 0);
+  EXPECT_NEAR(bare.exposed_s, 5 * mib / 100e9, 1e-15);
+}
+
 TEST(GradientAllReduceTest, OneGpuAddsNothing) {
   const Machine machine;
   const CollectiveModel comm(machine, CollectiveTable{});

@@ -11,6 +11,12 @@ namespace dlsim {
 
 struct DataParallelOptions {
   int gpus = 1;
+  // ZeRO sharding across the `gpus` replicas (DeepSpeed ZeRO, PyTorch FSDP):
+  // 0 none (DDP), 1 the optimizer state, 2 and the gradients (reduce-scatter
+  // instead of all-reduce, then an all-gather of the updated weights), 3 and
+  // the weights (FSDP full sharding: gathered for each op's forward and
+  // backward, no all-gather after the step).
+  int zero_stage = 0;
   double bucket_bytes = 25.0 * (1 << 20);
   double first_bucket_bytes = 1.0 * (1 << 20);
 };
@@ -20,7 +26,9 @@ struct DataParallelStep {
   int gpus = 1;
   int buckets = 0;
   double gradient_bytes = 0;  // per GPU, all-reduced every step
-  double allreduce_s = 0;     // communication time of all buckets
+  int zero_stage = 0;
+  double allreduce_s = 0;     // communication time of all buckets (reduce-scatter with ZeRO)
+  double allgather_s = 0;     // ZeRO: the weights' all-gathers (after the step; 3: forward and backward)
   double exposed_s = 0;       // the part backward does not hide
   std::string method;         // "nccl table", "ring", "tree", "hierarchical"
 };

@@ -31,6 +31,7 @@ struct ModelOptions {
   std::string optimizer = "sgd_momentum";
   bool per_tensor_optimizer = false;  // default: multi-tensor (foreach) launches
   int gpus = 1;                       // data-parallel GPUs (training)
+  int zero = 0;                       // ZeRO stage over those GPUs (0-3)
   bool strict = false;
   bool fuse = false;
   bool amp = false;                   // torch.autocast: --dtype is the matrix ops' dtype
