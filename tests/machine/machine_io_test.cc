@@ -32,7 +32,7 @@ TEST(BundledMachines, AllLoadAndValidate) {
 TEST(BundledMachines, PowerLimitedCardsCarryTheirSustainedClock) {
   auto t4 = LoadMachine(kBundled + "/t4.yaml");
   ASSERT_TRUE(t4.ok()) << t4.status().ToString();
-  EXPECT_EQ(t4->device.sustained_clock_mhz, 775);
+  EXPECT_EQ(t4->device.sustained_clock_mhz, 788);
   EXPECT_EQ(t4->device.fp32_lanes_per_sm, 64);
   EXPECT_EQ(t4->device.measured_memory_bw_bytes_per_s, 242e9);
   auto l4 = LoadMachine(kBundled + "/l4.yaml");
