@@ -19,9 +19,9 @@ std::string Normal(const std::string& p) {
 TEST(BundledMachines, AllLoadAndValidate) {
   auto checks = ValidateMachineFiles(kBundled);
   ASSERT_TRUE(checks.ok()) << checks.status().ToString();
-  // a100 a100-pcie-40gb a100-pcie-80gb h100 h200 h200-measured k20x l4 machine-a p100
-  // p100-pcie-16gb p4 t4 titan v100 v100-pcie-32gb
-  ASSERT_EQ(checks->size(), 16u);
+  // a100 a100-pcie-40gb a100-pcie-80gb a100-sxm-40gb h100 h100-pcie h200 h200-measured k20x
+  // l4 l40s machine-a p100 p100-pcie-16gb p4 t4 titan v100 v100-pcie-32gb
+  ASSERT_EQ(checks->size(), 19u);
   for (const auto& c : *checks) {
     EXPECT_TRUE(c.status.ok()) << c.path << ": " << c.status.ToString();
   }
@@ -32,7 +32,7 @@ TEST(BundledMachines, AllLoadAndValidate) {
 TEST(BundledMachines, PowerLimitedCardsCarryTheirSustainedClock) {
   auto t4 = LoadMachine(kBundled + "/t4.yaml");
   ASSERT_TRUE(t4.ok()) << t4.status().ToString();
-  EXPECT_EQ(t4->device.sustained_clock_mhz, 775);
+  EXPECT_EQ(t4->device.sustained_clock_mhz, 788);
   EXPECT_EQ(t4->device.fp32_lanes_per_sm, 64);
   EXPECT_EQ(t4->device.measured_memory_bw_bytes_per_s, 242e9);
   auto l4 = LoadMachine(kBundled + "/l4.yaml");
@@ -40,6 +40,37 @@ TEST(BundledMachines, PowerLimitedCardsCarryTheirSustainedClock) {
   EXPECT_EQ(l4->device.sustained_clock_mhz, 747);
   EXPECT_EQ(l4->device.fp32_lanes_per_sm, 128);
   EXPECT_EQ(l4->calibration.scale_from, Normal(kBundled + "/h100.yaml"));
+}
+
+// GPUs a buyer compares today, written from datasheets and marked unmeasured:
+// no measured bandwidth, no sustained clock, scaled from the H100.
+TEST(BundledMachines, DatasheetOnlyMachinesLoad) {
+  auto a100 = LoadMachine(kBundled + "/a100-sxm-40gb.yaml");
+  ASSERT_TRUE(a100.ok()) << a100.status().ToString();
+  EXPECT_EQ(a100->device.sm_count, 108);
+  EXPECT_DOUBLE_EQ(a100->device.memory_bw_bytes_per_s, 1555e9);
+  EXPECT_DOUBLE_EQ(a100->device.memory_bytes, 40.0 * 1073741824);
+  EXPECT_EQ(a100->device.fp32_lanes_per_sm, 64);
+  EXPECT_EQ(a100->node.gpus_per_node, 8);
+  auto h100p = LoadMachine(kBundled + "/h100-pcie.yaml");
+  ASSERT_TRUE(h100p.ok()) << h100p.status().ToString();
+  EXPECT_EQ(h100p->device.sm_count, 114);
+  EXPECT_EQ(h100p->device.boost_clock_mhz, 1755);
+  EXPECT_DOUBLE_EQ(h100p->device.peak_flops.fp32_vector, 51e12);
+  EXPECT_DOUBLE_EQ(h100p->device.peak_flops.bf16_matrix, 756.5e12);
+  EXPECT_DOUBLE_EQ(h100p->device.memory_bw_bytes_per_s, 2000e9);
+  auto l40s = LoadMachine(kBundled + "/l40s.yaml");
+  ASSERT_TRUE(l40s.ok()) << l40s.status().ToString();
+  EXPECT_EQ(l40s->device.sm_count, 142);
+  EXPECT_DOUBLE_EQ(l40s->device.peak_flops.fp32_vector, 91.6e12);
+  EXPECT_DOUBLE_EQ(l40s->device.peak_flops.fp16_matrix, 362e12);
+  EXPECT_DOUBLE_EQ(l40s->device.memory_bw_bytes_per_s, 864e9);
+  EXPECT_DOUBLE_EQ(l40s->device.l2_bytes, 96.0 * 1048576);
+  for (const auto* m : {&*a100, &*h100p, &*l40s}) {
+    EXPECT_EQ(m->device.measured_memory_bw_bytes_per_s, 0) << m->name;
+    EXPECT_EQ(m->device.sustained_clock_mhz, 0) << m->name;
+    EXPECT_EQ(m->calibration.scale_from, Normal(kBundled + "/h100.yaml")) << m->name;
+  }
 }
 
 TEST(BundledMachines, H100Values) {
