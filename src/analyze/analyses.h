@@ -73,7 +73,7 @@ struct LayoutChange {
   std::string detail;
 };
 struct LayoutResult {
-  std::string from, to;  // "nchw" -> "nhwc"
+  Layout from = Layout::kNone, to = Layout::kNone;  // kNone: no layout-dependent call
   std::vector<LayoutChange> changes;  // calls with both layouts measured
   int calls_with_layout = 0;
   double saved_s() const;

@@ -32,7 +32,7 @@ void RetotalLayer(LayerEstimate* layer) {
   layer->fwd_s = layer->bwd_s = layer->flops = layer->bytes = 0;
   for (size_t i = 0; i < layer->calls.size(); ++i) {
     const KernelCall& call = layer->calls[i];
-    (call.phase == "fwd" ? layer->fwd_s : layer->bwd_s) += layer->costs[i].time_s;
+    (call.phase == Phase::kForward ? layer->fwd_s : layer->bwd_s) += layer->costs[i].time_s;
     layer->flops += call.flops;
     layer->bytes += call.bytes();
   }

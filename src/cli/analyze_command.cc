@@ -43,14 +43,14 @@ nlohmann::json AnalysisJson(const Analysis& a) {
                       {"layers", layers}});
   }
   return {{"model", e.model}, {"machine", e.machine}, {"batch", e.batch}, {"dtype", e.dtype},
-          {"mode", e.mode}, {"gpu_time_ms", Ms(e.gpu_time_s)},
+          {"mode", ModeName(e.mode)}, {"gpu_time_ms", Ms(e.gpu_time_s)},
           {"critical_path_ms", Ms(e.critical_path_s)}, {"advice", advice}, {"notes", a.notes}};
 }
 
 void PrintTable(const Analysis& a, int top) {
   const Estimate& e = a.baseline;
   std::printf("%s on %s: batch %lld, %s, %s\n", e.model.c_str(), e.machine.c_str(),
-              static_cast<long long>(e.batch), e.dtype.c_str(), e.mode.c_str());
+              static_cast<long long>(e.batch), e.dtype.c_str(), ModeName(e.mode));
   std::printf("baseline: one stream %s, critical path %s\n\n", FormatTime(e.gpu_time_s).c_str(),
               FormatTime(e.critical_path_s).c_str());
   if (a.advice.empty()) std::printf("no advice saves time\n");

@@ -347,7 +347,7 @@ TEST(AnalyzeLayout, OnlyWhereTheDatabaseHasBothLayouts) {
   auto cost = Synthetic([](const KernelCall& call) -> std::optional<CallCost> {
     if (call.kind != KernelKind::kConvFwd) return std::nullopt;
     const bool three = call.IntParam("r", 0) == 3;
-    if (call.layout == "nhwc") return three ? std::optional<CallCost>(Measured(2 * kT)) : std::nullopt;
+    if (call.layout == Layout::kNhwc) return three ? std::optional<CallCost>(Measured(2 * kT)) : std::nullopt;
     return Measured(three ? 3 * kT : kT);
   });
   auto a = Analyze(TwoConvChain(), cost);
@@ -362,7 +362,7 @@ TEST(AnalyzeLayout, OnlyWhereTheDatabaseHasBothLayouts) {
                      "have no data and are left unchanged");
 
   auto none = Analyze(TwoConvChain(), Synthetic([](const KernelCall& call) {
-    return call.layout == "nhwc" ? std::nullopt : BranchPrices(call);
+    return call.layout == Layout::kNhwc ? std::nullopt : BranchPrices(call);
   }));
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(Find(*none, "layout"), nullptr);
