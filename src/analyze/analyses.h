@@ -36,7 +36,7 @@ bool WellMeasured(const Estimate& variant, const Estimate& baseline);
 
 // Each analysis appends its advice (when it saves time) to out->advice and
 // otherwise a line to out->notes.
-void AnalyzeParallel(const Context& ctx, Analysis* out);
+void AnalyzeStreams(const Context& ctx, Analysis* out);
 void AnalyzeConvAlgorithms(const Context& ctx, Analysis* out);
 
 // --- fusion -----------------------------------------------------------------

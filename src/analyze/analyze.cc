@@ -67,7 +67,7 @@ Result<Analysis> AnalyzeModel(const Graph& graph, const CostModel& cost,
   Analysis out;
   DLSIM_ASSIGN_OR_RETURN(out.baseline, EstimateModel(graph, cost, options));
   const analyze::Context ctx{graph, cost, options, analyze, out.baseline};
-  analyze::AnalyzeParallel(ctx, &out);
+  analyze::AnalyzeStreams(ctx, &out);
   analyze::AnalyzeConvAlgorithms(ctx, &out);
   analyze::AnalyzeFusion(ctx, &out);
   analyze::AnalyzeLayout(ctx, &out);

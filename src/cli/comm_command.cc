@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "format_option.h"
 #include "dlsim/machine/machine_io.h"
-#include "dlsim/parallel/collective.h"
+#include "dlsim/collective/collective.h"
 
 namespace dlsim::cli {
 namespace {

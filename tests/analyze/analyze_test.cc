@@ -117,7 +117,7 @@ std::optional<CallCost> BranchPrices(const KernelCall& call) {
   return std::nullopt;
 }
 
-TEST(AnalyzeParallel, TwoBranchesSaveTheShorterBranchExactly) {
+TEST(AnalyzeStreams, TwoBranchesSaveTheShorterBranchExactly) {
   auto a = Analyze(TwoBranches(), Synthetic(BranchPrices));
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_EQ(a->baseline.gpu_time_s, 4.5 * kT);
@@ -132,7 +132,7 @@ TEST(AnalyzeParallel, TwoBranchesSaveTheShorterBranchExactly) {
   EXPECT_EQ(p->layers[0].saved_s, 1 * kT);
 }
 
-TEST(AnalyzeParallel, AChainHasNothingToOverlap) {
+TEST(AnalyzeStreams, AChainHasNothingToOverlap) {
   GraphBuilder b;
   b.Input("x", {1, 8, 16, 16});
   Conv(b, "c1", "x", "a", 3);
