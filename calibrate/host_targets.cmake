@@ -9,6 +9,7 @@ set(dlcal_dir ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB dlcal_kernel_srcs CONFIGURE_DEPENDS ${dlcal_dir}/../src/kernel/*.cc)
 add_library(dlcal_host STATIC
   ${dlcal_kernel_srcs} ${dlcal_dir}/../src/util/status.cc ${dlcal_dir}/../src/util/dtype.cc
+  ${dlcal_dir}/../src/util/optimizer.cc
   ${dlcal_dir}/src/family.cc ${dlcal_dir}/src/key.cc ${dlcal_dir}/src/json.cc ${dlcal_dir}/src/record_store.cc
   ${dlcal_dir}/src/stats.cc ${dlcal_dir}/src/sweeps.cc ${dlcal_dir}/src/machine_yaml.cc
   ${dlcal_dir}/src/records.cc ${dlcal_dir}/src/progress.cc ${dlcal_dir}/src/run_loop.cc

@@ -8,7 +8,12 @@ Fails (exit 1), listing each problem as FILE:LINE: message, on:
     heading of the target file (GitHub's heading slugs);
   - a docs/**/*.md file over 25 KB (25,000 bytes);
   - a mention of docs/NAME.md in CMakeLists.txt, src/, include/, tests/,
-    tools/, bench/, calibrate/, README.md or docs/ that names a missing file.
+    tools/, bench/, calibrate/, README.md or docs/ that names a missing file;
+  - a source path in inline code of docs/architecture.md (`src/ops/lower_*.cc`,
+    `include/dlsim/kernel/key.h`, ...) that matches no file or folder, so that
+    its module list and checklists follow renames;
+  - a YAML key that the machine, workload or training-job parser reads
+    (src/machine/*_parse.cc, *_io.cc) and that its format page does not name.
 Code blocks and inline code are not links and are skipped. A path outside
 the repository written in the text (../shared/…) is a warning, not a failure.
 
@@ -16,6 +21,7 @@ Standard library only. Usage: tools/check_docs.py [--root DIR]
 Run by ctest as the test `check_docs` (label `docs`).
 """
 import argparse
+import glob
 import os
 import re
 import sys
@@ -198,6 +204,53 @@ def check_doc_references(root, problems):
                     problems.append(f"{rel}:{n}: names {m.group(0)}, which does not exist")
 
 
+# `src/kernel/work.cc`, `tests/ops/`, `src/ops/lower_*.cc`; not templates
+# such as `src/<module>/`.
+ARCH_PATH = re.compile(r"`((?:src|include|tests|calibrate|tools|python|bench|docs)/[A-Za-z0-9_./*-]*)`")
+
+
+def check_architecture_paths(root, problems):
+    rel = os.path.join("docs", "architecture.md")
+    path = os.path.join(root, rel)
+    if not os.path.isfile(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    for n, line in enumerate(lines, 1):
+        for m in ARCH_PATH.finditer(line):
+            named = m.group(1).rstrip("/")
+            if not glob.glob(os.path.join(root, named)):
+                problems.append(f"{rel}:{n}: names `{m.group(1)}`, which matches no file")
+
+
+# Parsers of the YAML formats and the pages that document their keys.
+YAML_FORMATS = (
+    ("src/machine/machine_parse.cc", ("docs/machine-format.md",)),
+    ("src/machine/workload_io.cc", ("docs/workload-format.md",)),
+    ("src/machine/training_job_io.cc", ("docs/parallel.md",)),
+)
+# A key read through YamlFields: f.PositiveInt("sm_count", ...), w.Map("dataset", ...).
+YAML_KEY = re.compile(r"\.(?:Positive|PositiveInt|Number|String|Choice|Map|Fraction\w*|Bool|"
+                      r"NonNegative\w*|Sequence)\(\"([a-z_0-9]+)\"")
+
+
+def check_yaml_keys_documented(root, problems):
+    for parser, pages in YAML_FORMATS:
+        path = os.path.join(root, parser)
+        if not os.path.isfile(path):
+            problems.append(f"{parser}:1: parser named in tools/check_docs.py is missing")
+            continue
+        with open(path, encoding="utf-8") as f:
+            keys = sorted(set(YAML_KEY.findall(f.read())))
+        text = ""
+        for page in pages:
+            with open(os.path.join(root, page), encoding="utf-8") as f:
+                text += f.read()
+        for key in keys:
+            if not re.search(r"\b" + re.escape(key) + r"\b", text):
+                problems.append(f"{pages[0]}:1: does not name `{key}`, which {parser} reads")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -209,6 +262,8 @@ def main():
         check_markdown(root, md, problems)
     check_sizes(root, problems)
     check_doc_references(root, problems)
+    check_architecture_paths(root, problems)
+    check_yaml_keys_documented(root, problems)
     for w in warnings:
         print(w)
     for p in problems:

@@ -36,7 +36,7 @@ bool WellMeasured(const Estimate& variant, const Estimate& baseline);
 
 // Each analysis appends its advice (when it saves time) to out->advice and
 // otherwise a line to out->notes.
-void AnalyzeParallel(const Context& ctx, Analysis* out);
+void AnalyzeStreams(const Context& ctx, Analysis* out);
 void AnalyzeConvAlgorithms(const Context& ctx, Analysis* out);
 
 // --- fusion -----------------------------------------------------------------
@@ -73,7 +73,7 @@ struct LayoutChange {
   std::string detail;
 };
 struct LayoutResult {
-  std::string from, to;  // "nchw" -> "nhwc"
+  Layout from = Layout::kNone, to = Layout::kNone;  // kNone: no layout-dependent call
   std::vector<LayoutChange> changes;  // calls with both layouts measured
   int calls_with_layout = 0;
   double saved_s() const;

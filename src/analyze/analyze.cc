@@ -32,7 +32,7 @@ void RetotalLayer(LayerEstimate* layer) {
   layer->fwd_s = layer->bwd_s = layer->flops = layer->bytes = 0;
   for (size_t i = 0; i < layer->calls.size(); ++i) {
     const KernelCall& call = layer->calls[i];
-    (call.phase == "fwd" ? layer->fwd_s : layer->bwd_s) += layer->costs[i].time_s;
+    (call.phase == Phase::kForward ? layer->fwd_s : layer->bwd_s) += layer->costs[i].time_s;
     layer->flops += call.flops;
     layer->bytes += call.bytes();
   }
@@ -67,7 +67,7 @@ Result<Analysis> AnalyzeModel(const Graph& graph, const CostModel& cost,
   Analysis out;
   DLSIM_ASSIGN_OR_RETURN(out.baseline, EstimateModel(graph, cost, options));
   const analyze::Context ctx{graph, cost, options, analyze, out.baseline};
-  analyze::AnalyzeParallel(ctx, &out);
+  analyze::AnalyzeStreams(ctx, &out);
   analyze::AnalyzeConvAlgorithms(ctx, &out);
   analyze::AnalyzeFusion(ctx, &out);
   analyze::AnalyzeLayout(ctx, &out);

@@ -112,15 +112,15 @@ FusionResult ApplyFusion(const Graph& graph, const std::vector<FusionGroup>& gro
     LayerEstimate& conv = e->layers[g.conv];
     size_t idx = conv.calls.size();
     for (size_t k = 0; k < conv.calls.size() && idx == conv.calls.size(); ++k) {
-      if (conv.calls[k].kind == KernelKind::kConvFwd && conv.calls[k].phase == "fwd") idx = k;
+      if (conv.calls[k].kind == KernelKind::kConvFwd && conv.calls[k].phase == Phase::kForward) idx = k;
     }
     if (idx == conv.calls.size()) continue;  // not a plain convolution (already fused)
     double old_s = conv.fwd_s;
     size_t old_kernels = 0;
-    for (const KernelCall& call : conv.calls) old_kernels += call.phase == "fwd";
+    for (const KernelCall& call : conv.calls) old_kernels += call.phase == Phase::kForward;
     for (size_t a : g.absorbed) {
       old_s += e->layers[a].fwd_s;
-      for (const KernelCall& call : e->layers[a].calls) old_kernels += call.phase == "fwd";
+      for (const KernelCall& call : e->layers[a].calls) old_kernels += call.phase == Phase::kForward;
     }
     KernelCall fused = conv.calls[idx];
     fused.kind = KernelKind::kConvBiasAct;
@@ -136,7 +136,7 @@ FusionResult ApplyFusion(const Graph& graph, const std::vector<FusionGroup>& gro
       kept.calls.clear();
       kept.costs.clear();
       for (size_t k = 0; k < layer->calls.size(); ++k) {
-        if (layer->calls[k].phase == "fwd") continue;
+        if (layer->calls[k].phase == Phase::kForward) continue;
         kept.calls.push_back(layer->calls[k]);
         kept.costs.push_back(layer->costs[k]);
       }

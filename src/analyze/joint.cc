@@ -45,7 +45,7 @@ Status AnalyzeJoint(const Context& ctx, const std::vector<PrecisionVariant>& var
   const LayoutResult layout = FindLayoutChanges(e, ctx.cost, ctx.analyze.algorithms);
   if (layout.saved_s() > 0) {
     ApplyLayout(layout, &e);
-    parts.push_back(layout.to + " where measured (" + std::to_string(layout.changes.size()) +
+    parts.push_back(std::string(LayoutName(layout.to)) + " where measured (" + std::to_string(layout.changes.size()) +
                     " calls)");
   }
   const auto groups = FindFusionGroups(ctx.graph, ctx.options.lowering.training);

@@ -8,7 +8,7 @@
 namespace dlsim::analyze {
 namespace {
 
-std::string OtherLayout(const std::string& layout) { return layout == "nhwc" ? "nchw" : "nhwc"; }
+Layout OtherLayout(Layout layout) { return layout == Layout::kNhwc ? Layout::kNchw : Layout::kNhwc; }
 
 // The call's cost in `twin`'s layout, when measured in both layouts.
 bool TwinCost(const KernelCall& call, const KernelCall& twin, const CallCost& base,
@@ -18,7 +18,7 @@ bool TwinCost(const KernelCall& call, const KernelCall& twin, const CallCost& ba
     if (other.source == CostSource::kMeasured) {
       change->cost = other;
       change->saved_s = base.time_s - other.time_s;
-      change->detail = call.layout + " " + FormatSeconds(base.time_s) + ", " + twin.layout + " " +
+      change->detail = LayoutName(call.layout) + (" " + FormatSeconds(base.time_s)) + ", " + LayoutName(twin.layout) + " " +
                        FormatSeconds(other.time_s);
       return true;
     }
@@ -40,8 +40,8 @@ bool TwinCost(const KernelCall& call, const KernelCall& twin, const CallCost& ba
   change->saved_s = base.time_s - change->cost.time_s;
   char ratio_text[32];
   std::snprintf(ratio_text, sizeof ratio_text, "x%.2f", ratio);
-  change->detail = call.layout + " " + FormatSeconds(from->fastest_ms * 1e-3) + ", " +
-                   twin.layout + " " + FormatSeconds(to->fastest_ms * 1e-3) +
+  change->detail = LayoutName(call.layout) + (" " + FormatSeconds(from->fastest_ms * 1e-3)) + ", " +
+                   LayoutName(twin.layout) + " " + FormatSeconds(to->fastest_ms * 1e-3) +
                    " in the algorithm database (" + ratio_text + ")";
   return true;
 }
@@ -61,9 +61,9 @@ LayoutResult FindLayoutChanges(const Estimate& e, const CostModel& cost,
     const LayerEstimate& layer = e.layers[i];
     for (size_t j = 0; j < layer.calls.size(); ++j) {
       const KernelCall& call = layer.calls[j];
-      if (call.layout != "nchw" && call.layout != "nhwc") continue;
+      if (call.layout == Layout::kNone) continue;
       ++r.calls_with_layout;
-      if (r.from.empty()) r.from = call.layout, r.to = OtherLayout(call.layout);
+      if (r.from == Layout::kNone) r.from = call.layout, r.to = OtherLayout(call.layout);
       KernelCall twin = call;
       twin.layout = OtherLayout(call.layout);
       LayoutChange change;
@@ -104,7 +104,7 @@ void AnalyzeLayout(const Context& ctx, Analysis* out) {
                                "; the others have no data and are left unchanged";
   const double saved = r.saved_s();
   if (!(saved > 0)) {
-    out->notes.push_back("layout: " + r.to + " is not faster where measured (" +
+    out->notes.push_back("layout: " + std::string(LayoutName(r.to)) + " is not faster where measured (" +
                          FormatSeconds(-saved) + " slower; " + coverage + ")");
     return;
   }
@@ -121,7 +121,8 @@ void AnalyzeLayout(const Context& ctx, Analysis* out) {
   a.improved_s = a.baseline_s - saved;
   for (auto& [index, la] : by_layer) a.layers.push_back(std::move(la));
   SortLayers(&a.layers);
-  a.title = "Switch the layout from " + r.from + " to " + r.to + (r.to == "nhwc" ? " (channels_last)" : "") +
+  a.title = "Switch the layout from " + std::string(LayoutName(r.from)) + " to " + LayoutName(r.to) +
+            (r.to == Layout::kNhwc ? " (channels_last)" : "") +
             " where measured";
   a.note = coverage;
   out->advice.push_back(std::move(a));

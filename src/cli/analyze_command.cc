@@ -2,13 +2,14 @@
 // optimisation advice ranked by the time it saves (docs/analyze.md).
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "dlsim/analyze/analyze.h"
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/report/analysis_report.h"
 #include "dlsim/report/html_report.h"
 #include "dlsim/report/report.h"
+#include "format_option.h"
 #include "model_options.h"
 #include "output_file.h"
 
@@ -18,39 +19,17 @@ namespace {
 struct AnalyzeArgs {
   std::string model;
   std::string machine = "h100";
-  std::string format = "table";
+  FormatOption format;
   std::string algo_db;
   std::string html_path;
   int top = 5;
   ModelOptions model_opts;
 };
 
-double Ms(double s) { return s * 1e3; }
-
-nlohmann::json AnalysisJson(const Analysis& a) {
-  const Estimate& e = a.baseline;
-  nlohmann::json advice = nlohmann::json::array();
-  int rank = 0;
-  for (const Advice& adv : a.advice) {
-    nlohmann::json layers = nlohmann::json::array();
-    for (const LayerAdvice& l : adv.layers) {
-      layers.push_back({{"layer", l.layer}, {"detail", l.detail}, {"saved_ms", Ms(l.saved_s)}});
-    }
-    advice.push_back({{"rank", ++rank}, {"kind", adv.kind}, {"title", adv.title},
-                      {"note", adv.note}, {"baseline_ms", Ms(adv.baseline_s)},
-                      {"improved_ms", Ms(adv.improved_s)}, {"saved_ms", Ms(adv.saved_s())},
-                      {"saved_fraction", adv.baseline_s > 0 ? adv.saved_s() / adv.baseline_s : 0.0},
-                      {"layers", layers}});
-  }
-  return {{"model", e.model}, {"machine", e.machine}, {"batch", e.batch}, {"dtype", e.dtype},
-          {"mode", e.mode}, {"gpu_time_ms", Ms(e.gpu_time_s)},
-          {"critical_path_ms", Ms(e.critical_path_s)}, {"advice", advice}, {"notes", a.notes}};
-}
-
 void PrintTable(const Analysis& a, int top) {
   const Estimate& e = a.baseline;
   std::printf("%s on %s: batch %lld, %s, %s\n", e.model.c_str(), e.machine.c_str(),
-              static_cast<long long>(e.batch), e.dtype.c_str(), e.mode.c_str());
+              static_cast<long long>(e.batch), e.dtype.c_str(), ModeName(e.mode));
   std::printf("baseline: one stream %s, critical path %s\n\n", FormatTime(e.gpu_time_s).c_str(),
               FormatTime(e.critical_path_s).c_str());
   if (a.advice.empty()) std::printf("no advice saves time\n");
@@ -78,9 +57,7 @@ void PrintTable(const Analysis& a, int top) {
 }
 
 Status RunAnalyze(const AnalyzeArgs& args) {
-  if (args.format != "table" && args.format != "json") {
-    return InvalidArgument("--format must be table or json, got '" + args.format + "'");
-  }
+  DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
   if (args.top < 0) return InvalidArgument("--top must be 0 (all) or more");
   DLSIM_ASSIGN_OR_RETURN(EstimateSetup setup, LoadEstimateSetup(args.model, args.model_opts, args.machine));
   const Machine& machine = setup.machine;
@@ -95,8 +72,8 @@ Status RunAnalyze(const AnalyzeArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(Analysis analysis, AnalyzeModel(graph, cost, eo, ao));
   for (const std::string& w : analysis.baseline.warnings) ReportWarning(w);
   analysis.notes.insert(analysis.notes.begin(), notes.begin(), notes.end());
-  if (args.format == "json") {
-    std::cout << AnalysisJson(analysis).dump(2) << "\n";
+  if (format == OutputFormat::kJson) {
+    std::cout << AnalysisToJson(analysis) << "\n";
   } else {
     PrintTable(analysis, args.top);
   }
@@ -113,7 +90,7 @@ void RegisterAnalyzeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
       ->capture_default_str();
-  cmd->add_option("--format", args->format, "table or json")->capture_default_str();
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson});
   cmd->add_option("--top", args->top, "table: layers shown per advice (0 = all)")
       ->capture_default_str();
   cmd->add_option("--algo-db", args->algo_db,

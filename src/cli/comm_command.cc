@@ -5,8 +5,9 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "format_option.h"
 #include "dlsim/machine/machine_io.h"
-#include "dlsim/parallel/collective.h"
+#include "dlsim/collective/collective.h"
 
 namespace dlsim::cli {
 namespace {
@@ -16,7 +17,7 @@ struct CommArgs {
   std::vector<std::string> tables;
   std::vector<std::string> fit_tables;
   std::string fit_collective;  // "" = every collective
-  std::string format = "table";
+  FormatOption format;
 };
 
 void PrintRows(const CollectiveModel& model, const CollectiveTable& table, bool csv) {
@@ -61,9 +62,7 @@ size_t FitRowCount(const CollectiveTable& t) {
 }
 
 Status RunComm(const CommArgs& args) {
-  if (args.format != "table" && args.format != "csv") {
-    return InvalidArgument("--format must be table or csv, got '" + args.format + "'");
-  }
+  DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
   DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachineByName(args.machine));
   CollectiveTable table;
   for (const std::string& path : args.tables) {
@@ -96,7 +95,7 @@ Status RunComm(const CommArgs& args) {
     if (line > 0) machine.node.scale_up.efficiency = std::min(1.0, fit.bw_bytes_per_s / line);
   }
   const CollectiveModel model(machine, CollectiveTable());
-  PrintRows(model, table, args.format == "csv");
+  PrintRows(model, table, format == OutputFormat::kCsv);
   return Status::Ok();
 }
 
@@ -113,7 +112,7 @@ void RegisterCommCommand(CLI::App& app, int* exit_code) {
                   "first fit the node's link (launch, latency, efficiency) to these tables");
   cmd->add_option("--fit-collective", args->fit_collective,
                   "fit on this collective's rows only (all_reduce, reduce_scatter, all_gather)");
-  cmd->add_option("--format", args->format, "table or csv")->capture_default_str();
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kCsv});
   cmd->callback([args, exit_code] {
     Status s = RunComm(*args);
     if (!s.ok()) *exit_code = ReportError(s);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "format_option.h"
 #include "output_file.h"
 #include "dlsim/cost/cost_model.h"
 #include "dlsim/machine/machine_io.h"
@@ -18,7 +19,7 @@ struct CompareArgs {
   std::string model;
   std::string profile;
   std::string machine = "h100";
-  std::string format = "table";
+  FormatOption format;
   std::string csv_path;
   int top = 0;
   double slower_ratio = 1.5;
@@ -27,9 +28,7 @@ struct CompareArgs {
 };
 
 Status RunCompare(const CompareArgs& args) {
-  if (args.format != "table" && args.format != "json" && args.format != "csv") {
-    return InvalidArgument("--format must be table, json or csv, got '" + args.format + "'");
-  }
+  DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
   if (args.iterations < 0) {
     return InvalidArgument("--iterations must be 0 (detect) or more, got " + std::to_string(args.iterations));
   }
@@ -48,9 +47,9 @@ Status RunCompare(const CompareArgs& args) {
                   "% of the trace's kernel time aligns with " + args.model +
                   "; is it the same model, batch and dtype?");
   }
-  if (args.format == "json") {
+  if (format == OutputFormat::kJson) {
     std::cout << ComparisonToJson(cmp) << "\n";
-  } else if (args.format == "csv") {
+  } else if (format == OutputFormat::kCsv) {
     WriteComparisonCsv(std::cout, cmp);
   } else {
     WriteComparisonTable(std::cout, cmp, args.top);
@@ -75,7 +74,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
       ->required();
   cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
       ->capture_default_str();
-  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv});
   cmd->add_option("--csv", args->csv_path, "also write per-layer CSV to this file");
   cmd->add_option("--top", args->top, "table: show at most this many layers");
   cmd->add_option("--slower-ratio", args->slower_ratio,

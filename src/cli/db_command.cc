@@ -16,6 +16,7 @@
 #include "dlsim/perfdb/fit.h"
 #include "dlsim/perfdb/perf_db.h"
 #include "dlsim/util/input_file.h"
+#include "format_option.h"
 
 namespace dlsim::cli {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 struct DbOptions {
   std::vector<std::string> files;
   std::string db_path;
-  std::string format;
+  FormatOption format;
   std::string out;
   std::string gpu;
   int neighbours = FitOptions{}.neighbours;
@@ -86,9 +87,10 @@ void PrintStatsTable(const std::string& path, const DbStats& s) {
 }
 
 Status RunStats(const DbOptions& o) {
+  DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, o.format.Parse());
   DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kReadOnly));
   DLSIM_ASSIGN_OR_RETURN(DbStats stats, db.Stats());
-  if (o.format == "json") {
+  if (format == OutputFormat::kJson) {
     std::cout << DbStatsToJson(stats) << "\n";
   } else {
     PrintStatsTable(o.db_path, stats);
@@ -97,14 +99,16 @@ Status RunStats(const DbOptions& o) {
 }
 
 Status RunExport(const DbOptions& o) {
-  DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kReadOnly));
-  std::string format = o.format;
-  if (format.empty()) {
+  OutputFormat format = OutputFormat::kJsonl;
+  if (o.format.text.empty()) {
     const bool csv = o.out.size() >= 4 && o.out.compare(o.out.size() - 4, 4, ".csv") == 0;
-    format = csv ? "csv" : "jsonl";
+    if (csv) format = OutputFormat::kCsv;
+  } else {
+    DLSIM_ASSIGN_OR_RETURN(format, o.format.Parse());
   }
-  DLSIM_RETURN_IF_ERROR(format == "csv" ? db.ExportCsv(o.out) : db.ExportJsonl(o.out));
-  std::cout << "exported " << o.db_path << " to " << o.out << " (" << format << ")\n";
+  DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kReadOnly));
+  DLSIM_RETURN_IF_ERROR(format == OutputFormat::kCsv ? db.ExportCsv(o.out) : db.ExportJsonl(o.out));
+  std::cout << "exported " << o.db_path << " to " << o.out << " (" << OutputFormatName(format) << ")\n";
   return Status::Ok();
 }
 
@@ -233,16 +237,13 @@ void RegisterDbCommand(CLI::App& app, int* exit_code) {
   opts = std::make_shared<DbOptions>();
   auto* stats = AddAction(db, "stats", "Summarise the database: records per GPU, kind, status",
                           opts, RunStats, exit_code);
-  stats->add_option("--format", opts->format, "table or json")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->default_val("table");
+  AddFormatOption(stats, &opts->format, {OutputFormat::kTable, OutputFormat::kJson});
 
   opts = std::make_shared<DbOptions>();
   auto* export_cmd = AddAction(db, "export", "Write every record as JSON lines or CSV", opts,
                                RunExport, exit_code);
   export_cmd->add_option("--out", opts->out, "output file")->required();
-  export_cmd->add_option("--format", opts->format, "jsonl or csv (default: from --out)")
-      ->check(CLI::IsMember({"jsonl", "csv"}));
+  AddFormatOption(export_cmd, &opts->format, {OutputFormat::kJsonl, OutputFormat::kCsv}, "(default: from --out)", true);
 
   opts = std::make_shared<DbOptions>();
   auto* fit = AddAction(db, "fit",

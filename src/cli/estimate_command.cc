@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "dlsim/cost/cost_model.h"
@@ -10,8 +9,10 @@
 #include "dlsim/estimate/workload_estimate.h"
 #include "dlsim/machine/workload_io.h"
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/report/fom_report.h"
 #include "dlsim/report/html_report.h"
 #include "dlsim/report/report.h"
+#include "format_option.h"
 #include "model_options.h"
 #include "output_file.h"
 
@@ -21,7 +22,7 @@ namespace {
 struct EstimateArgs {
   std::string model;
   std::string machine = "h100";
-  std::string format = "table";
+  FormatOption format;
   std::string trace_path;
   std::string csv_path;
   std::string html_path;
@@ -49,20 +50,19 @@ Status WriteReportFiles(const EstimateArgs& args, const Estimate& e, const Machi
 }
 
 // --workload: step, epoch, unit time and units/day of each workload.
-Status RunWorkloads(const EstimateArgs& args) {
+Status RunWorkloads(const EstimateArgs& args, OutputFormat format) {
+  if (format == OutputFormat::kCsv) {
+    return InvalidArgument("--format csv reports one model; --workload prints table or json");
+  }
   DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(args.workload));
   DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
   StepTimeFn step_time = MakeStepTimeFn();
-  nlohmann::json rows = nlohmann::json::array();
+  std::vector<WorkloadRate> rates;
   for (const Workload& w : wf.workloads) {
     DLSIM_ASSIGN_OR_RETURN(MachineRate r, RateOnMachine(w, machine, step_time));
     const double epoch_s = r.step_time_s * static_cast<double>(r.steps_per_epoch);
-    rows.push_back({{"workload", w.name}, {"machine", machine.name},
-                    {"basis", RateBasisName(r.basis)}, {"step_time_s", r.step_time_s},
-                    {"steps_per_epoch", r.steps_per_epoch}, {"epoch_time_s", epoch_s},
-                    {"unit_time_s", r.unit_time_s}, {"concurrent_units", r.concurrent_units},
-                    {"units_per_day", r.units_per_day}});
-    if (args.format == "table") {
+    rates.push_back({w.name, machine.name, r});
+    if (format == OutputFormat::kTable) {
       std::printf("%s on %s (%s)\n  step %s, %lld steps/epoch, epoch %s\n"
                   "  unit of work %.3f h, %lld concurrent units, %.2f units/day\n",
                   w.name.c_str(), machine.name.c_str(), RateBasisName(r.basis),
@@ -71,22 +71,20 @@ Status RunWorkloads(const EstimateArgs& args) {
                   static_cast<long long>(r.concurrent_units), r.units_per_day);
     }
   }
-  if (args.format != "table") std::cout << rows.dump(2) << "\n";
+  if (format == OutputFormat::kJson) std::cout << WorkloadRatesToJson(rates) << "\n";
   return Status::Ok();
 }
 
 Status RunEstimate(const EstimateArgs& args) {
+  DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
   if (!args.workload.empty()) {
     if (!args.html_path.empty() || !args.trace_path.empty() || !args.csv_path.empty()) {
       return InvalidArgument(
           "--html, --trace and --csv report one model; they do not apply to --workload");
     }
-    return RunWorkloads(args);
+    return RunWorkloads(args, format);
   }
   if (args.model.empty()) return InvalidArgument("give a MODEL.onnx or --workload FILE");
-  if (args.format != "table" && args.format != "json" && args.format != "csv") {
-    return InvalidArgument("--format must be table, json or csv, got '" + args.format + "'");
-  }
   DLSIM_ASSIGN_OR_RETURN(EstimateSetup setup, LoadEstimateSetup(args.model, args.model_opts, args.machine));
   const Machine& machine = setup.machine;
   const Graph& graph = setup.graph;
@@ -99,9 +97,9 @@ Status RunEstimate(const EstimateArgs& args) {
   // --top lists the slowest layers unless --sort says otherwise.
   ro.sort_by_time = args.sort.empty() ? args.top > 0 : args.sort == "time";
   ro.quiet = args.quiet;
-  if (args.format == "json") {
+  if (format == OutputFormat::kJson) {
     std::cout << EstimateToJson(e, ro) << "\n";
-  } else if (args.format == "csv") {
+  } else if (format == OutputFormat::kCsv) {
     WriteEstimateCsv(std::cout, e);
   } else {
     WriteEstimateTable(std::cout, e, ro);
@@ -119,7 +117,7 @@ void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
                   "workload YAML: report step, epoch, unit time and units/day instead");
   cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
       ->capture_default_str();
-  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv}, "(--workload: table or json)");
   cmd->add_option("--trace", args->trace_path,
                   "also write the simulated timeline as Chrome-trace JSON")
       ->type_name("FILE");

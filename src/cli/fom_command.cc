@@ -1,13 +1,14 @@
 // dlsim fom WORKLOADS... [--machine T] [--baseline B] [--format table|json]
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "dlsim/estimate/fom.h"
 #include "dlsim/estimate/workload_estimate.h"
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/machine/workload_io.h"
+#include "dlsim/report/fom_report.h"
+#include "format_option.h"
 
 namespace dlsim::cli {
 namespace {
@@ -16,7 +17,7 @@ struct FomArgs {
   std::vector<std::string> files;
   std::string machine;
   std::string baseline;
-  std::string format = "table";
+  FormatOption format;
 };
 
 struct FomInputs {
@@ -54,36 +55,14 @@ void PrintTable(const FomResult& r) {
               r.arithmetic_mean_ratio);
 }
 
-std::string ToJson(const FomResult& r) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const FomRow& row : r.rows) {
-    rows.push_back({{"workload", row.workload},
-                    {"unit_time_target_s", row.unit_time_target_s},
-                    {"unit_time_baseline_s", row.unit_time_baseline_s},
-                    {"rate_target", row.rate_target},
-                    {"rate_baseline", row.rate_baseline},
-                    {"ratio", row.ratio},
-                    {"basis_target", RateBasisName(row.target.basis)},
-                    {"basis_baseline", RateBasisName(row.baseline.basis)},
-                    {"step_time_target_s", row.target.step_time_s},
-                    {"step_time_baseline_s", row.baseline.step_time_s}});
-  }
-  nlohmann::json j = {{"target", r.target_machine}, {"baseline", r.baseline_machine},
-                      {"fom", r.fom}, {"h_target", r.h_target}, {"h_baseline", r.h_baseline},
-                      {"arithmetic_mean_ratio", r.arithmetic_mean_ratio}, {"workloads", rows}};
-  return j.dump(2);
-}
-
 Status RunFom(const FomArgs& args) {
-  if (args.format != "table" && args.format != "json") {
-    return InvalidArgument("--format must be table or json, got '" + args.format + "'");
-  }
+  DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
   DLSIM_ASSIGN_OR_RETURN(FomInputs in, Gather(args));
   DLSIM_ASSIGN_OR_RETURN(Machine target, LoadMachine(in.target));
   DLSIM_ASSIGN_OR_RETURN(Machine baseline, LoadMachine(in.baseline));
   DLSIM_ASSIGN_OR_RETURN(FomResult r, ComputeFom(in.workloads, target, baseline, MakeStepTimeFn()));
-  if (args.format == "json") {
-    std::cout << ToJson(r) << "\n";
+  if (format == OutputFormat::kJson) {
+    std::cout << FomToJson(r) << "\n";
   } else {
     PrintTable(r);
   }
@@ -98,7 +77,7 @@ void RegisterFomCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("workloads", args->files, "workload or FOM study YAML files")->required();
   cmd->add_option("--machine", args->machine, "target machine (default: the study's target)");
   cmd->add_option("--baseline", args->baseline, "baseline machine (default: the study's baseline)");
-  cmd->add_option("--format", args->format, "table or json")->capture_default_str();
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson});
   cmd->callback([args, exit_code] {
     Status s = RunFom(*args);
     *exit_code = s.ok() ? 0 : ReportError(s);

@@ -1,19 +1,21 @@
 // dlsim machines: list and validate the bundled (or a given folder's) machines.
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "commands.h"
 #include "dlsim/cost/roofline.h"
 #include "dlsim/machine/achievable.h"
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/report/machine_report.h"
+#include "format_option.h"
 
 namespace dlsim::cli {
 namespace {
 
 struct MachinesArgs {
   std::string dir;
-  std::string format = "table";
+  FormatOption format;
 };
 
 // The memory bandwidth pricing uses and where it comes from: the measured
@@ -37,42 +39,14 @@ SourcedFigure MemoryBwUsed(const Machine& m) {
   return {d.memory_bw_bytes_per_s, "datasheet"};
 }
 
-nlohmann::json MachineJson(const Machine& m) {
-  const PeakFlops& p = m.device.peak_flops;
-  const SourcedFigure bw = MemoryBwUsed(m);
-  const SourcedFigure lanes = Fp32LanesPerSm(m.device);
-  const SourcedFigure share = Fp32GemmShare(m.device);
-  return {{"name", m.name},
-          {"device", m.device.name},
-          {"sm_count", m.device.sm_count},
-          {"memory_bytes", m.device.memory_bytes},
-          {"memory_bw_bytes_per_s", bw.value},
-          {"memory_bw_source", bw.source},
-          {"fp32_flops", p.fp32_vector},
-          {"sustained_clock_mhz", m.device.sustained_clock_mhz},
-          {"fp32_lanes_per_sm", lanes.value},
-          {"fp32_lanes_per_sm_source", lanes.source},
-          {"fp32_gemm_share", share.value},
-          {"fp32_gemm_share_source", share.source},
-          {"fp32_gemm_flops", Fp32GemmFlops(m.device)},
-          {"tf32_matrix_flops", p.tf32_matrix},
-          {"fp16_matrix_flops", p.fp16_matrix},
-          {"bf16_matrix_flops", p.bf16_matrix},
-          {"gpus_per_node", m.node.gpus_per_node},
-          {"nodes", m.system.nodes},
-          {"perf_db", m.calibration.perf_db},
-          {"scale_from", m.calibration.scale_from}};
-}
-
 int RunMachines(const MachinesArgs& args) {
-  if (args.format != "table" && args.format != "json") {
-    return ReportError(InvalidArgument("--format must be table or json, got '" + args.format + "'"));
-  }
+  const Result<OutputFormat> format = args.format.Parse();
+  if (!format.ok()) return ReportError(format.status());
   auto checks = args.dir.empty() ? ValidateAllBundledMachines() : ValidateMachineFiles(args.dir);
   if (!checks.ok()) return ReportError(checks.status());
   int bad = 0;
-  nlohmann::json list = nlohmann::json::array();
-  if (args.format == "table") {
+  std::vector<MachineListing> list;
+  if (*format == OutputFormat::kTable) {
     std::printf("%-14s %-32s %5s %9s %10s %10s %10s %8s  %-11s %s\n", "machine", "device", "SMs",
                 "mem GB", "BW GB/s", "fp16 TF/s", "GEMM32 TF/s", "GPUs", "calibration",
                 "FP32 GEMM share (source), clock; bandwidth source");
@@ -84,8 +58,8 @@ int RunMachines(const MachinesArgs& args) {
       continue;
     }
     const Machine& m = c.machine;
-    if (args.format == "json") {
-      list.push_back(MachineJson(m));
+    if (*format == OutputFormat::kJson) {
+      list.push_back({m, MemoryBwUsed(m)});
       continue;
     }
     std::string cal = !m.calibration.perf_db.empty() ? "database"
@@ -100,7 +74,7 @@ int RunMachines(const MachinesArgs& args) {
                 m.device.boost_clock_mhz * ClockFactor(m.device), m.device.boost_clock_mhz,
                 bw.source.c_str());
   }
-  if (args.format == "json") std::cout << list.dump(2) << "\n";
+  if (*format == OutputFormat::kJson) std::cout << MachinesToJson(list) << "\n";
   std::cerr << checks->size() - bad << " valid, " << bad << " invalid\n";
   return bad == 0 ? 0 : 1;
 }
@@ -111,7 +85,7 @@ void RegisterMachinesCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<MachinesArgs>();
   auto* cmd = app.add_subcommand("machines", "list and validate machine files");
   cmd->add_option("--dir", args->dir, "folder of machine YAML files (default: the bundled ones)");
-  cmd->add_option("--format", args->format, "table or json")->capture_default_str();
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson});
   cmd->callback([args, exit_code] { *exit_code = RunMachines(*args); });
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "format_option.h"
 #include "dlsim/distributed/layout_search.h"
 #include "dlsim/distributed/plan_overrides.h"
 #include "dlsim/distributed/scale_run.h"
@@ -29,7 +30,7 @@ struct ScaleArgs {
   bool search = false;
   bool calls = false;
   int top = 10;
-  std::string format = "table";
+  FormatOption format;
 };
 
 
@@ -61,9 +62,7 @@ Result<TrainingJob> LoadJob(const ScaleArgs& a) {
 }
 
 Status RunScale(const ScaleArgs& a) {
-  if (a.format != "table" && a.format != "json" && a.format != "csv") {
-    return InvalidArgument("--format must be table, json or csv, got '" + a.format + "'");
-  }
+  DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, a.format.Parse());
   DLSIM_ASSIGN_OR_RETURN(TrainingJob job, LoadJob(a));
   DLSIM_RETURN_IF_ERROR(ApplyOverrides(a.plan, &job.plan));
   if (!a.search && a.gpus > 0 && a.gpus != job.plan.gpus()) {
@@ -94,14 +93,14 @@ Status RunScale(const ScaleArgs& a) {
     ctx.baseline_step_s = on_base->best.front().time.step_s;
   }
   if (a.search) {
-    if (a.format == "json") out << LayoutSearchToJson(r, ctx);
-    if (a.format == "csv") WriteLayoutCsv(out, r.best, ctx);
-    if (a.format == "table") WriteLayoutSearchTable(out, r, ctx);
+    if (format == OutputFormat::kJson) out << LayoutSearchToJson(r, ctx);
+    if (format == OutputFormat::kCsv) WriteLayoutCsv(out, r.best, ctx);
+    if (format == OutputFormat::kTable) WriteLayoutSearchTable(out, r, ctx);
   } else {
     const ParallelStepEstimate& est = r.best.front();
-    if (a.format == "json") out << ParallelStepToJson(est, ctx);
-    if (a.format == "csv") WriteLayoutCsv(out, r.best, ctx);
-    if (a.format == "table") WriteParallelStepTable(out, est, ctx);
+    if (format == OutputFormat::kJson) out << ParallelStepToJson(est, ctx);
+    if (format == OutputFormat::kCsv) WriteLayoutCsv(out, r.best, ctx);
+    if (format == OutputFormat::kTable) WriteParallelStepTable(out, est, ctx);
     for (const std::string& w : est.warnings) ReportWarning(w);
   }
   std::cout << out.str();
@@ -148,9 +147,7 @@ void RegisterScaleCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--top", a->top, "layouts to list (with --search)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--format", a->format, "table, json or csv")
-      ->check(CLI::IsMember({"table", "json", "csv"}))
-      ->capture_default_str();
+  AddFormatOption(cmd, &a->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv});
   cmd->callback([a, exit_code] {
     Status s = RunScale(*a);
     if (!s.ok()) *exit_code = ReportError(s);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "format_option.h"
 #include "output_file.h"
 #include "dlsim/estimate/sweep.h"
 #include "dlsim/estimate/sweep_files.h"
@@ -17,7 +18,7 @@ struct SweepArgs {
   std::string machine;
   std::vector<std::string> grid;
   std::string out;
-  std::string format = "table";
+  FormatOption format;
   int threads = 0;
 };
 
@@ -41,9 +42,7 @@ void PrintTable(const SweepGrid& grid, const SweepResult& r) {
 }
 
 Status RunSweepCommand(const SweepArgs& args) {
-  if (args.format != "table" && args.format != "csv") {
-    return InvalidArgument("--format must be table or csv, got '" + args.format + "'");
-  }
+  DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
   SweepOptions options;
   options.threads = args.threads;
   DLSIM_ASSIGN_OR_RETURN(SweepRun run, RunSweepOnFiles(args.files, args.machine, args.grid, options));
@@ -53,7 +52,7 @@ Status RunSweepCommand(const SweepArgs& args) {
   if (!args.out.empty()) {
     DLSIM_RETURN_IF_ERROR(WriteTextFile(args.out, csv));
   }
-  if (args.format == "csv") {
+  if (format == OutputFormat::kCsv) {
     std::cout << csv;
   } else {
     PrintTable(grid, r);
@@ -82,7 +81,7 @@ void RegisterSweepCommand(CLI::App& app, int* exit_code) {
       ->required()
       ->allow_extra_args(false);
   cmd->add_option("--out", args->out, "also write the CSV rows to this file");
-  cmd->add_option("--format", args->format, "table or csv (stdout)")->capture_default_str();
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kCsv}, "(stdout)");
   cmd->add_option("--threads", args->threads, "worker threads (0: all cores)")->capture_default_str();
   cmd->callback([args, exit_code] {
     Status s = RunSweepCommand(*args);

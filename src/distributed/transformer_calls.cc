@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "dlsim/kernel/work.h"
+#include "dlsim/util/optimizer.h"
 
 namespace dlsim {
 
@@ -13,7 +14,7 @@ namespace {
 struct CallFactory {
   DType dtype;
   MathMode gemm_math;
-  const char* phase = "fwd";
+  Phase phase = Phase::kForward;
   TrainingFramework framework = TrainingFramework::kMegatron;
 
   KernelCall Make(KernelKind kind, const char* library_call, KeyParamList params,
@@ -74,7 +75,7 @@ struct CallFactory {
   }
 };
 
-CallFactory Factory(const ParallelPlan& plan, const char* phase) {
+CallFactory Factory(const ParallelPlan& plan, Phase phase) {
   CallFactory f;
   f.dtype = plan.dtype;
   f.gemm_math = plan.dtype == DType::kFloat16 ? MathMode::kFp16 : MathMode::kBf16;
@@ -148,8 +149,8 @@ void CoreAttentionBwd(const CallFactory& f, const TransformerSpec& m, const Para
 
 PassCalls TransformerLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
   const LayerDims d = DimsOf(m, p);
-  const CallFactory f = Factory(p, "fwd");
-  const CallFactory b = Factory(p, "bwd");
+  const CallFactory f = Factory(p, Phase::kForward);
+  const CallFactory b = Factory(p, Phase::kBackward);
   PassCalls out;
   // Forward: LN, QKV, core attention, proj, bias-dropout-add, LN, MLP, bias-dropout-add.
   out.fwd.push_back(f.Norm(KernelKind::kLayerNormFwd, "layer_norm", d.ln_tokens, d.h));
@@ -185,13 +186,13 @@ PassCalls TransformerLayerCalls(const TransformerSpec& m, const ParallelPlan& p)
   } else if (p.recompute == Recompute::kSelective && m.attention == AttentionImpl::kUnfused) {
     out.recompute = core;
   }
-  for (KernelCall& c : out.recompute) c.phase = "bwd";
+  for (KernelCall& c : out.recompute) c.phase = Phase::kBackward;
   return out;
 }
 
 PassCalls EmbeddingCalls(const TransformerSpec& m, const ParallelPlan& p) {
-  const CallFactory f = Factory(p, "fwd");
-  const CallFactory b = Factory(p, "bwd");
+  const CallFactory f = Factory(p, Phase::kForward);
+  const CallFactory b = Factory(p, Phase::kBackward);
   const LayerDims d = DimsOf(m, p);
   const int64_t tokens = d.tokens, ln_tokens = d.ln_tokens;
   PassCalls out;
@@ -204,8 +205,8 @@ PassCalls EmbeddingCalls(const TransformerSpec& m, const ParallelPlan& p) {
 }
 
 PassCalls HeadCalls(const TransformerSpec& m, const ParallelPlan& p) {
-  const CallFactory f = Factory(p, "fwd");
-  const CallFactory b = Factory(p, "bwd");
+  const CallFactory f = Factory(p, Phase::kForward);
+  const CallFactory b = Factory(p, Phase::kBackward);
   const LayerDims d = DimsOf(m, p);
   const int64_t tokens = d.tokens, ln_tokens = d.ln_tokens;
   const int64_t vocab = (m.vocab + p.tensor - 1) / p.tensor;
@@ -228,11 +229,11 @@ KernelCall FusedAdamCall(double params) {
   KernelCall call;
   call.kind = KernelKind::kOptimizer;
   call.library_call = "optimizer_adam";
-  call.phase = "optim";
+  call.phase = Phase::kOptimizer;
   call.dtype = DType::kFloat32;
   call.math = MathMode::kFp32;
   const int64_t n = static_cast<int64_t>(params);
-  call.AddParam("op", "adam");
+  call.AddParam("op", OptimizerName(Optimizer::kAdam));
   call.AddParam("params", n);
   call.AddParam("fused", 1);
   call.bytes_read = 16.0 * n;               // w, g, m, v in fp32
@@ -254,7 +255,7 @@ std::vector<KernelCall> OptimizerCalls(const ParallelPlan& p, double params) {
   if (p.framework == TrainingFramework::kMegatron) return {FusedAdamCall(params)};
   // torch.optim.AdamW (foreach): decay, lerp of m, scale of v, addcmul into
   // v, sqrt, divide, add eps, addcdiv into w; arity = fp32 tensors read.
-  CallFactory f = Factory(p, "optim");
+  CallFactory f = Factory(p, Phase::kOptimizer);
   f.dtype = DType::kFloat32;
   const int64_t n = static_cast<int64_t>(params);
   std::vector<KernelCall> calls;
@@ -268,8 +269,8 @@ std::vector<KernelCall> OptimizerCalls(const ParallelPlan& p, double params) {
 PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
   PassCalls out;
   if (p.framework == TrainingFramework::kMegatron) return out;
-  CallFactory f = Factory(p, "fwd");
-  CallFactory b = Factory(p, "bwd");
+  CallFactory f = Factory(p, Phase::kForward);
+  CallFactory b = Factory(p, Phase::kBackward);
   b.dtype = DType::kFloat32;
   int64_t layer_params = 0;
   for (int64_t n : CastWeights(m, p)) {
@@ -285,14 +286,14 @@ PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
     out.bwd.push_back(f.Copy("fsdp_split", layer_params));
     out.bwd.push_back(b.Copy("fsdp_chunk_cat", layer_params));
   }
-  for (KernelCall& c : out.recompute) c.phase = "bwd";
+  for (KernelCall& c : out.recompute) c.phase = Phase::kBackward;
   return out;
 }
 
 RepeatedCalls DdpStepCalls(const TransformerSpec& m, const ParallelPlan& p) {
   RepeatedCalls out;
   if (p.framework != TrainingFramework::kPyTorch || p.zero_stage != 0 || p.data == 1) return out;
-  CallFactory f = Factory(p, "bwd");
+  CallFactory f = Factory(p, Phase::kBackward);
   f.dtype = DType::kFloat32;
   for (int64_t n : CastWeights(m, p)) out.calls.push_back(f.Pointwise("ddp_bucket_copy", n, 1));
   out.times = 3.0 * static_cast<double>(m.layers) / p.pipeline;

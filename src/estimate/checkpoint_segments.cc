@@ -10,7 +10,7 @@ namespace {
 
 bool LaunchesForward(const LoweredNode& ln) {
   for (const KernelCall& c : ln.calls) {
-    if (c.phase == "fwd") return true;
+    if (c.phase == Phase::kForward) return true;
   }
   return false;
 }
@@ -75,9 +75,9 @@ void AddRecomputeCalls(LoweredGraph* lowered) {
   for (LoweredNode& ln : lowered->nodes) {
     std::vector<KernelCall> again;
     for (const KernelCall& c : ln.calls) {
-      if (c.phase != "fwd") continue;
+      if (c.phase != Phase::kForward) continue;
       again.push_back(c);
-      again.back().phase = "bwd";
+      again.back().phase = Phase::kBackward;
     }
     ln.calls.insert(ln.calls.end(), again.begin(), again.end());
   }

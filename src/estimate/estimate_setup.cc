@@ -1,6 +1,7 @@
 #include "dlsim/estimate/estimate_setup.h"
 
 #include <charconv>
+#include <optional>
 
 #include "dlsim/machine/machine_io.h"
 
@@ -62,25 +63,25 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
     lo.tf32_conv = opts.tf32 != "none";
     lo.tf32_gemm = opts.tf32 == "all";
   }
-  if (opts.mode != "inference" && opts.mode != "training") {
-    return InvalidArgument("--mode must be inference or training, got '" + opts.mode + "'");
-  }
-  lo.training = opts.mode == "training";
+  const std::optional<Mode> mode = ModeFromName(opts.mode);
+  if (!mode) return InvalidArgument("--mode must be inference or training, got '" + opts.mode + "'");
+  lo.training = *mode == Mode::kTraining;
   if (opts.amp && lo.dtype != DType::kFloat16 && lo.dtype != DType::kBFloat16) {
     return InvalidArgument("--amp needs --dtype fp16 or bf16 (the matrix ops' dtype), got '" + d + "'");
   }
   lo.autocast = opts.amp;
-  const std::string& o = opts.optimizer;
-  if (o != "sgd" && o != "sgd_momentum" && o != "adam" && o != "adamw") {
-    return InvalidArgument("--optimizer must be sgd, sgd_momentum, adam or adamw, got '" + o + "'");
+  const std::optional<Optimizer> optimizer = OptimizerFromName(opts.optimizer);
+  if (!optimizer) {
+    return InvalidArgument("--optimizer must be sgd, sgd_momentum, adam or adamw, got '" + opts.optimizer + "'");
   }
-  if (opts.layout != "nchw" && opts.layout != "nhwc") {
+  const std::optional<Layout> layout = LayoutFromName(opts.layout);
+  if (!layout || *layout == Layout::kNone) {
     return InvalidArgument("--layout must be nchw or nhwc, got '" + opts.layout + "'");
   }
-  lo.layout = opts.layout;
+  lo.layout = *layout;
   lo.strict = opts.strict;
   lo.fuse_conv_bias_act = opts.fuse;
-  eo.optimizer = o;
+  eo.optimizer = *optimizer;
   eo.fused_optimizer = !opts.per_tensor_optimizer;
   if (opts.checkpoint_activations && !lo.training) {
     return InvalidArgument("--checkpoint-activations is for training: add --mode training");

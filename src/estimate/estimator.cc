@@ -10,6 +10,11 @@
 namespace dlsim {
 namespace {
 
+// The optimizer's layer and task: "optimizer.adamw".
+std::string OptimizerLayerName(Optimizer optimizer) {
+  return std::string("optimizer.") + OptimizerName(optimizer);
+}
+
 // Host cost per parameter tensor of an optimizer step beyond its launches
 // (the Python loop over parameters, zero_grad); 0 unless the machine gives it.
 double OptimizerPerTensorS(const HostSpec& host) {
@@ -37,7 +42,7 @@ constexpr double kBookkeepingBytes = 64;
 // The node's first call of the phase that moves data.
 KernelCall* FirstCall(LoweredNode& node, bool backward) {
   for (KernelCall& c : node.calls) {
-    if ((c.phase == "bwd") == backward && c.bytes() > kBookkeepingBytes) return &c;
+    if ((c.phase == Phase::kBackward) == backward && c.bytes() > kBookkeepingBytes) return &c;
   }
   return nullptr;
 }
@@ -91,7 +96,7 @@ LayerEstimate MakeLayer(const LoweredNode& ln, const std::vector<CallCost>& cost
   layer.costs = costs;
   for (size_t i = 0; i < ln.calls.size(); ++i) {
     const KernelCall& call = ln.calls[i];
-    (call.phase == "fwd" ? layer.fwd_s : layer.bwd_s) += costs[i].time_s;
+    (call.phase == Phase::kForward ? layer.fwd_s : layer.bwd_s) += costs[i].time_s;
     layer.flops += call.flops;
     layer.bytes += call.bytes();
   }
@@ -100,7 +105,7 @@ LayerEstimate MakeLayer(const LoweredNode& ln, const std::vector<CallCost>& cost
 
 // The task DAG: forward tasks in graph order; for training, backward tasks
 // in reverse order (each after its consumers' backward), then the optimizer.
-Result<TaskDag> BuildTaskDag(const Graph& graph, bool training, const std::string& optimizer) {
+Result<TaskDag> BuildTaskDag(const Graph& graph, bool training, Optimizer optimizer) {
   const size_t n = graph.nodes.size();
   std::map<std::string, size_t> producer;
   for (size_t i = 0; i < n; ++i) {
@@ -129,7 +134,7 @@ Result<TaskDag> BuildTaskDag(const Graph& graph, bool training, const std::strin
     }
     std::vector<size_t> all_backward;
     for (size_t i = n; i < names.size(); ++i) all_backward.push_back(i);
-    names.push_back(optimizer);
+    names.push_back(OptimizerLayerName(optimizer));
     deps.push_back(std::move(all_backward));
   }
   return TaskDag::Build(std::move(names), std::move(deps));
@@ -187,7 +192,7 @@ std::vector<LayerTimes> TimesOfCosts(const LoweredGraph& lowered,
   for (size_t i = 0; i < lowered.nodes.size(); ++i) {
     LayerTimes t{&lowered.nodes[i].calls, 0, 0};
     for (size_t j = 0; j < costs[i].size(); ++j) {
-      (lowered.nodes[i].calls[j].phase == "fwd" ? t.fwd_s : t.bwd_s) += costs[i][j].time_s;
+      (lowered.nodes[i].calls[j].phase == Phase::kForward ? t.fwd_s : t.bwd_s) += costs[i][j].time_s;
     }
     out.push_back(t);
   }
@@ -200,7 +205,7 @@ MemoryFootprint Footprint(const Graph& graph, const LoweredGraph& lowered,
   m.training = options.lowering.training;
   m.dtype = options.lowering.dtype;
   m.autocast = options.lowering.autocast;
-  m.optimizer = OptimizerKindOf(options.optimizer);
+  m.optimizer = options.optimizer;
   m.checkpoint_activations = options.checkpoint_activations;
   m.data_parallel_gpus = options.data_parallel.gpus;
   m.zero_stage = options.data_parallel.zero_stage;
@@ -305,7 +310,7 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
   if (training) {
     plan.float_initializers = FloatInitializerCount(graph);
     LoweredNode opt;
-    opt.name = "optimizer." + options.optimizer;
+    opt.name = OptimizerLayerName(options.optimizer);
     opt.op_type = "Optimizer";
     opt.node_index = graph.nodes.size();
     // ZeRO: each GPU updates its shard of the parameters
@@ -316,7 +321,7 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
     plan.lowered.nodes.push_back(std::move(opt));
   }
   if (data_parallel) plan.gradient_bytes = GradientBytesByNode(graph);
-  DLSIM_ASSIGN_OR_RETURN(plan.dag, BuildTaskDag(graph, training, "optimizer." + options.optimizer));
+  DLSIM_ASSIGN_OR_RETURN(plan.dag, BuildTaskDag(graph, training, options.optimizer));
   plan.memory = Footprint(graph, plan.lowered, options);
   return plan;
 }
@@ -337,7 +342,8 @@ Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
   e.machine = machine.name;
   e.batch = options.batch;
   e.dtype = options.dtype_name;
-  e.mode = options.lowering.training ? "training" : "inference";
+  e.mode = options.lowering.training ? Mode::kTraining : Mode::kInference;
+  e.optimizer = options.optimizer;
   e.parameter_count = graph.ParameterCount();
   e.warnings = plan.lowered.warnings;
   e.layers.reserve(plan.lowered.nodes.size());
@@ -382,12 +388,11 @@ Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e)
   if (e->layers.size() < graph.nodes.size()) {
     return Internal("estimate of " + e->model + " has fewer layers than the graph has nodes");
   }
-  const bool training = e->mode == "training";
+  const bool training = e->mode == Mode::kTraining;
   if (training && e->layers.size() != graph.nodes.size() + 1) {
     return Internal("training estimate of " + e->model + " has no optimizer layer");
   }
-  const std::string optimizer = training ? e->layers.back().name : "";
-  DLSIM_ASSIGN_OR_RETURN(TaskDag dag, BuildTaskDag(graph, training, optimizer));
+  DLSIM_ASSIGN_OR_RETURN(TaskDag dag, BuildTaskDag(graph, training, e->optimizer));
   const TaskTimes times = TimeTasks(dag.size(), graph.nodes.size(), TimesOfLayers(e->layers),
                                     FloatInitializerCount(graph), host);
   ScheduleResult sched = ScheduleTimes(dag, times.device_s, times.dispatch_s);

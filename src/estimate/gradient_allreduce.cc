@@ -36,7 +36,7 @@ void AddBucketCopies(const Graph& graph, LoweredGraph* lowered) {
     KernelCall call;
     call.kind = KernelKind::kElementwise;
     call.library_call = kDdpBucketCopy;
-    call.phase = "bwd";
+    call.phase = Phase::kBackward;
     call.AddParam("op", "ddp_bucket_copy");
     call.AddParam("elems", graph.FindTensor(name)->num_elements());
     call.AddParam("arity", 1);

@@ -11,7 +11,7 @@
 #include "dlsim/machine/machine.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/ops/lowering.h"
-#include "dlsim/parallel/collective.h"
+#include "dlsim/collective/collective.h"
 
 namespace dlsim {
 

@@ -17,12 +17,6 @@ double AllocatorBlockBytes(double bytes) {
   return std::max(512.0, std::ceil(bytes / 512.0) * 512.0);
 }
 
-OptimizerKind OptimizerKindOf(const std::string& name) {
-  if (name == "sgd") return OptimizerKind::kSgd;
-  if (name == "adam" || name == "adamw") return OptimizerKind::kAdam;
-  return OptimizerKind::kSgdMomentum;
-}
-
 namespace {
 
 // One block of device memory: alive over steps [start, end].
@@ -124,7 +118,7 @@ class Simulator {
   // fused group) writes nothing: its float outputs share its input's block.
   bool Materialises(const LoweredNode& ln) const {
     size_t fwd = 0;
-    for (const KernelCall& c : ln.calls) fwd += c.phase == "fwd";
+    for (const KernelCall& c : ln.calls) fwd += c.phase == Phase::kForward;
     return fwd > ln.casts.size();
   }
 
@@ -369,12 +363,10 @@ class Simulator {
     if (options_.training) {
       GradientSpans(&grads);
       const double trainable = ParameterBytes(true) / Shards(1);
-      const double states = options_.optimizer == OptimizerKind::kAdam         ? 2
-                            : options_.optimizer == OptimizerKind::kSgdMomentum ? 1
-                                                                                : 0;
+      const double states = OptimizerStates(options_.optimizer);
       m.optimizer_state_bytes = states * trainable;
       // foreach Adam's sqrt of the second moment: one temporary per parameter
-      if (options_.optimizer == OptimizerKind::kAdam) Span(&work, 2 * n_, 2 * n_, trainable);
+      if (states == 2) Span(&work, 2 * n_, 2 * n_, trainable);
     }
     for (const auto& [step, bytes] : workspace_) Span(&work, step, step, bytes);
     double a = 0, g = 0, w = 0, gw = 0, best = -1;

@@ -17,7 +17,7 @@ std::string Gb(double bytes) {
 std::string OutOfMemoryWarning(const Estimate& e, double memory_bytes) {
   const MemoryFootprint& m = e.memory;
   if (memory_bytes <= 0 || m.total_bytes() <= memory_bytes) return "";
-  const bool training = e.mode == "training";
+  const bool training = e.mode == Mode::kTraining;
   std::string w = "footprint " + Gb(m.total_bytes()) + " exceeds " + e.machine + "'s memory " +
                   Gb(memory_bytes) + " (weights " + Gb(m.weights_bytes);
   if (training) {

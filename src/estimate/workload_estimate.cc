@@ -18,7 +18,7 @@ Result<EstimateOptions> WorkloadEstimateOptions(const Workload& w) {
   } else {
     return InvalidArgument(w.Where() + ": dtype '" + w.dtype + "' is not fp32, tf32, fp16 or bf16");
   }
-  lo.training = w.mode == "training";
+  lo.training = w.mode == Mode::kTraining;
   eo.optimizer = w.optimizer;
   eo.dtype_name = w.dtype;
   eo.batch = w.batch;

@@ -4,11 +4,11 @@ namespace dlsim {
 
 ParsedKey KeyOf(const KernelCall& call) {
   return ParsedKey{call.kind, call.params, DTypeName(call.dtype), MathModeName(call.math),
-                   call.layout};
+                   LayoutName(call.layout)};
 }
 
 std::string KernelCall::Key() const {
-  return FormatKernelKey(kind, params, DTypeName(dtype), MathModeName(math), layout);
+  return FormatKernelKey(kind, params, DTypeName(dtype), MathModeName(math), LayoutName(layout));
 }
 
 int64_t KernelCall::IntParam(const std::string& name, int64_t fallback) const {

@@ -5,6 +5,7 @@
 #include "dlsim/kernel/work.h"
 
 #include "dlsim/kernel/key_params.h"
+#include "dlsim/util/optimizer.h"
 
 namespace dlsim {
 namespace {
@@ -193,9 +194,11 @@ Result<KeyWork> OptimizerWork(const Params& p, int64_t ds) {
   DLSIM_ASSIGN_OR_RETURN(int64_t params, p.Int("params"));
   const std::string op = p.Str("op");
   // Tensors of `params` elements read + written per step, and FLOPs per element.
-  double tensors = 3, flops = 2;  // sgd: read w, g; write w
-  if (op == "sgd_momentum") tensors = 5, flops = 4;  // + read/write m
-  if (op == "adam" || op == "adamw") tensors = 7, flops = 12;  // + m, v
+  // sgd: read w, g; write w. Momentum: + read/write m. Adam: + m, v. Other
+  // ops (none the lowering writes) count as sgd.
+  const int states = OptimizerStates(OptimizerFromName(op).value_or(Optimizer::kSgd));
+  const double tensors = 3 + 2 * states;
+  const double flops = states == 0 ? 2 : states == 1 ? 4 : 12;
   KeyWork work;
   work.flops = flops * params;
   work.bytes = tensors * params * ds;

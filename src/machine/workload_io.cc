@@ -125,8 +125,9 @@ void ParseWorkload(YamlFields& w, Workload* out) {
   const Presence need = out->model ? Presence::kRequired : Presence::kOptional;
   out->batch = w.PositiveInt("batch", need, kMaxBatch, 0);
   out->dtype = w.Choice("dtype", {"fp32", "tf32", "fp16", "bf16"}, "fp32");
-  out->mode = w.Choice("mode", {"training", "inference"}, "training");
-  out->optimizer = w.Choice("optimizer", {"sgd", "sgd_momentum", "adam", "adamw"}, "sgd_momentum");
+  out->mode = ModeFromName(w.Choice("mode", {"training", "inference"}, "training")).value_or(Mode::kTraining);
+  out->optimizer = OptimizerFromName(w.Choice("optimizer", {"sgd", "sgd_momentum", "adam", "adamw"}, "sgd_momentum"))
+                       .value_or(Optimizer::kSgdMomentum);
   YamlFields dataset = w.Map("dataset", need);
   out->dataset.train_samples = dataset.PositiveInt("train_samples", Presence::kRequired, kMaxSamples);
   out->dataset.validation_fraction = dataset.FractionBelowOne("validation_fraction", 0);

@@ -21,7 +21,7 @@ std::vector<KernelCall> FusedAttentionCalls(const LowerContext& ctx, const Atten
     KernelCall bwd = fwd;
     bwd.kind = KernelKind::kAttentionBwd;
     bwd.library_call = "scaled_dot_product_attention_backward";
-    bwd.phase = "bwd";
+    bwd.phase = Phase::kBackward;
     bwd.flops = 2.5 * fwd.flops;
     bwd.bytes_read = fwd.bytes_read + 2 * fwd.bytes_written;  // q, k, v, o, dO
     bwd.bytes_written = fwd.bytes_read;                        // dQ, dK, dV

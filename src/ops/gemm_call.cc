@@ -34,11 +34,11 @@ void AddGemmBackward(const LowerContext& ctx, int64_t batch, int64_t m, int64_t 
                      bool need_da, std::vector<KernelCall>* calls) {
   if (need_da) {
     KernelCall da = GemmCall(ctx, batch, m, k, n, false, true);
-    da.phase = "bwd";
+    da.phase = Phase::kBackward;
     calls->push_back(std::move(da));
   }
   KernelCall db = GemmCall(ctx, batch, k, n, m, true, false);
-  db.phase = "bwd";
+  db.phase = Phase::kBackward;
   calls->push_back(std::move(db));
 }
 

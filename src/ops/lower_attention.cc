@@ -97,7 +97,7 @@ void AddUnfusedCalls(const LowerContext& ctx, const AttentionShape& s,
   AddGemmBackward(ctx, heads, s.seq_q, s.v_head_dim, s.seq_k, true, calls);  // dP, dV
   KernelCall softmax_bwd = softmax;
   softmax_bwd.kind = KernelKind::kSoftmaxBwd;
-  softmax_bwd.phase = "bwd";
+  softmax_bwd.phase = Phase::kBackward;
   softmax_bwd.bytes_read = 2 * score_bytes;  // P and dP
   calls->push_back(softmax_bwd);
   AddGemmBackward(ctx, heads, s.seq_q, s.seq_k, s.head_dim, true, calls);  // dQ, dK

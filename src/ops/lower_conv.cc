@@ -80,7 +80,7 @@ KernelCall ConvCall(const LowerContext& ctx, KernelKind kind, const char* lib,
                     const ConvGeometry& g) {
   KernelCall call = ctx.NewCall(kind, lib, ConvMath(ctx.options()));
   // PyTorch runs a convolution of a channels-last input in NHWC.
-  call.layout = g.channels_last ? "nhwc" : ctx.options().layout;
+  call.layout = g.channels_last ? Layout::kNhwc : ctx.options().layout;
   AddGeometryParams(g, &call);
   call.flops = ConvFlops(g);
   return call;
@@ -117,18 +117,18 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   }
   if (ctx.options().training) {
     KernelCall dgrad = ConvCall(ctx, KernelKind::kConvBwdData, "cudnnConvolutionBackwardData", g);
-    dgrad.phase = "bwd";
+    dgrad.phase = Phase::kBackward;
     dgrad.bytes_read = by + bw;
     dgrad.bytes_written = bx;
     KernelCall wgrad = ConvCall(ctx, KernelKind::kConvBwdFilter, "cudnnConvolutionBackwardFilter", g);
-    wgrad.phase = "bwd";
+    wgrad.phase = Phase::kBackward;
     wgrad.bytes_read = by + bx;
     wgrad.bytes_written = bw;
     calls->push_back(std::move(dgrad));
     calls->push_back(std::move(wgrad));
     if (has_bias) {
       KernelCall db = ctx.NewCall(KernelKind::kReduction, "reduce_sum", MathMode::kFp32);
-      db.phase = "bwd";
+      db.phase = Phase::kBackward;
       db.AddParam("op", "sum");
       db.AddParam("rows", g.k);
       db.AddParam("cols", y.num_elements() / std::max<int64_t>(g.k, 1));

@@ -78,7 +78,7 @@ Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   calls->push_back(call);
   if (ctx.options().training && IsFloatDType(ctx.T(node.outputs.at(0)).dtype)) {
     KernelCall bwd = call;
-    bwd.phase = "bwd";
+    bwd.phase = Phase::kBackward;
     bwd.params[0].second = LowerName(op) + "_bwd";
     bwd.bytes_read = written;
     bwd.bytes_written = read;

@@ -47,7 +47,7 @@ Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<Ker
       const int64_t n = ctx.Elems(node.inputs[0]) == elems ? ctx.Elems(node.inputs[1])
                                                           : ctx.Elems(node.inputs[0]);
       KernelCall db = ReductionCall(ctx, "sum", elems, n, ctx.Bytes(node.outputs[0]), 0);
-      db.phase = "bwd";
+      db.phase = Phase::kBackward;
       calls->push_back(db);
     }
     return Status::Ok();

@@ -25,7 +25,7 @@ Status LowerGemm(const LowerContext& ctx, const Node& node, std::vector<KernelCa
     if (!node.Input(2).empty() && ctx.IsParameter(node.Input(2))) {
       // addmm's backward sums dy over the rows for the bias: a kernel of its own.
       KernelCall db = ReductionCall(ctx, "sum", m * n, n, ctx.Bytes(node.outputs.at(0)), 0);
-      db.phase = "bwd";
+      db.phase = Phase::kBackward;
       calls->push_back(db);
     }
   }

@@ -56,7 +56,7 @@ Status LowerBatchNorm(const LowerContext& ctx, const Node& node, std::vector<Ker
     KernelCall bwd = fwd;
     bwd.kind = KernelKind::kBatchNormBwd;
     bwd.library_call = "cudnnBatchNormalizationBackward";
-    bwd.phase = "bwd";
+    bwd.phase = Phase::kBackward;
     bwd.bytes_read = 3 * bx + params;  // x, dy twice (reduce, then apply)
     bwd.bytes_written = bx;
     bwd.flops = 10.0 * x.num_elements();
@@ -93,7 +93,7 @@ Status LowerRows(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
   if (ctx.options().training) {
     KernelCall bwd = fwd;
     bwd.kind = bwd_kind;
-    bwd.phase = "bwd";
+    bwd.phase = Phase::kBackward;
     bwd.bytes_read = 2 * bx;  // y (or x) and dy
     calls->push_back(bwd);
   }

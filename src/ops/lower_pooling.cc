@@ -41,7 +41,7 @@ Status LowerPool(const LowerContext& ctx, const Node& node, const char* mode,
     KernelCall bwd = call;
     bwd.kind = KernelKind::kPoolBwd;
     bwd.library_call = "cudnnPoolingBackward";
-    bwd.phase = "bwd";
+    bwd.phase = Phase::kBackward;
     bwd.bytes_read = call.bytes_read + 2 * call.bytes_written;  // x, y, dy
     bwd.bytes_written = call.bytes_read;                        // dx
     calls->push_back(bwd);

@@ -61,11 +61,11 @@ Status LowerRecurrentLayers(const LowerContext& ctx, const std::vector<const Nod
     KernelCall bd = fwd;
     bd.kind = KernelKind::kRnnBwdData;
     bd.library_call = "cudnnRNNBackwardData_v8";
-    bd.phase = "bwd";
+    bd.phase = Phase::kBackward;
     KernelCall bw = fwd;
     bw.kind = KernelKind::kRnnBwdWeights;
     bw.library_call = "cudnnRNNBackwardWeights_v8";
-    bw.phase = "bwd";
+    bw.phase = Phase::kBackward;
     calls->push_back(bd);
     calls->push_back(bw);
   }

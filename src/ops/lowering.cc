@@ -103,7 +103,7 @@ KernelCall CastCall(const LowerContext& ctx, const AutocastCast& cast, bool back
   KernelCall call;
   call.kind = KernelKind::kCopy;
   call.library_call = "copy_kernel";
-  call.phase = backward ? "bwd" : "fwd";
+  call.phase = backward ? Phase::kBackward : Phase::kForward;
   call.dtype = backward ? from : cast.to;
   call.math = MathMode::kFp32;
   call.AddParam("op", backward ? "cast_bwd" : "cast");
@@ -213,25 +213,24 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
   return lowered;
 }
 
-std::vector<KernelCall> LowerOptimizer(const std::string& optimizer,
+std::vector<KernelCall> LowerOptimizer(Optimizer optimizer,
                                        int64_t param_count, int64_t tensor_count,
                                        bool fused, const LoweringOptions& options) {
   // Bytes per parameter (fp32 master state): SGD reads w,g writes w; momentum
   // adds the buffer (read+write); Adam/AdamW read w,g,m,v and write w,m,v.
-  int reads = 2, writes = 1;
-  if (optimizer == "sgd_momentum") reads = 3, writes = 2;
-  if (optimizer == "adam" || optimizer == "adamw") reads = 4, writes = 3;
+  const int states = OptimizerStates(optimizer);
+  const int reads = 2 + states, writes = 1 + states;
   const int64_t launches = fused ? 1 : std::max<int64_t>(tensor_count, 1);
   std::vector<KernelCall> calls;
   for (int64_t i = 0; i < launches; ++i) {
     int64_t n = param_count / launches + (i < param_count % launches ? 1 : 0);
     KernelCall call;
     call.kind = KernelKind::kOptimizer;
-    call.library_call = "optimizer_" + optimizer;
-    call.phase = "optim";
+    call.library_call = std::string("optimizer_") + OptimizerName(optimizer);
+    call.phase = Phase::kOptimizer;
     call.dtype = DType::kFloat32;
     call.math = MathMode::kFp32;
-    call.AddParam("op", optimizer);
+    call.AddParam("op", OptimizerName(optimizer));
     call.AddParam("params", n);
     call.AddParam("fused", fused ? 1 : 0);
     call.bytes_read = 4.0 * reads * n;

@@ -173,7 +173,7 @@ KernelCall ElementwiseBwdCall(const LowerContext& ctx, const std::string& op,
   double elem_bytes = DTypeBytes(ctx.options().dtype);
   KernelCall call = ElementwiseCall(ctx, op + "_bwd", elems, arity,
                                     elem_bytes * elems * arity, elem_bytes * elems, 2);
-  call.phase = "bwd";
+  call.phase = Phase::kBackward;
   return call;
 }
 

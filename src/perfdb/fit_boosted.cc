@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
+#include "dlsim/kernel/layout.h"
 #include "dlsim/kernel/tiles.h"
 #include "dlsim/kernel/work.h"
 
@@ -35,8 +37,9 @@ float MathCode(const std::string& math) {
 }
 
 float LayoutCode(const std::string& layout) {
-  if (layout == "nchw") return 0;
-  if (layout == "nhwc") return 1;
+  const std::optional<Layout> l = LayoutFromName(layout);
+  if (l == Layout::kNchw) return 0;
+  if (l == Layout::kNhwc) return 1;
   return 2;
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "dlsim/kernel/kernel_call.h"
-#include "dlsim/profile/kernel_class.h"
+#include "dlsim/kernel/kernel_class.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {

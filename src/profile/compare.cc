@@ -26,10 +26,10 @@ std::vector<ExpectedCall> ExpectedSequence(const Estimate& e) {
     }
   };
   const size_t n = e.layers.size();
-  for (size_t l = 0; l < n; ++l) add(l, [](const std::string& p) { return p == "fwd"; });
-  for (size_t r = 0; r < n; ++r) add(n - 1 - r, [](const std::string& p) { return p == "bwd"; });
+  for (size_t l = 0; l < n; ++l) add(l, [](Phase p) { return p == Phase::kForward; });
+  for (size_t r = 0; r < n; ++r) add(n - 1 - r, [](Phase p) { return p == Phase::kBackward; });
   for (size_t l = 0; l < n; ++l) {
-    add(l, [](const std::string& p) { return p != "fwd" && p != "bwd"; });
+    add(l, [](Phase p) { return p == Phase::kOptimizer; });
   }
   return seq;
 }
@@ -108,7 +108,7 @@ Result<std::vector<KernelAttribution>> AttributeKernels(const Estimate& e,
       a.layer = seq[slots[k]].layer;
       a.call = seq[slots[k]].call;
       a.expected = true;
-      backward[starts[it] + k] = e.layers[a.layer].calls[a.call].phase == "bwd";
+      backward[starts[it] + k] = e.layers[a.layer].calls[a.call].phase == Phase::kBackward;
     }
   }
   AttributeExtras(classes, backward, &out);

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "dlsim/profile/kernel_class.h"
+#include "dlsim/kernel/kernel_class.h"
 
 namespace dlsim {
 namespace {

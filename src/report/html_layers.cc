@@ -101,7 +101,7 @@ std::string BreakdownSection(const Estimate& e, const OpColors& colors, int max_
   s += "<p>The " + std::to_string(shown) + " layers with the most GPU time, of " +
        std::to_string(timed.size()) + " layers with kernels; together " +
        TimeAndShare(shown_s, e.gpu_time_s) + " of the one-stream time " + FormatTime(e.gpu_time_s) +
-       (e.mode == "training" ? " (forward and backward)" : "") + ".</p>";
+       (e.mode == Mode::kTraining ? " (forward and backward)" : "") + ".</p>";
   s += OpLegend(e, colors) + svg::BarChart(bars, kChartWidth);
   s += "<h3>By op type</h3>" + OpTypeChart(e, colors) + LayerTable(e);
   return s + "</section>\n";

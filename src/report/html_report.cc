@@ -140,7 +140,7 @@ std::string EstimateToHtml(const Estimate& e, const Machine& machine, const Anal
       svg::Escape(title) + "</title>\n<style>" + html::kCss + "</style>\n</head>\n<body>\n";
   s += "<h1>" + svg::Escape(title) + "</h1>\n<p class=\"muted\">dlsim " +
        (analysis != nullptr ? "analyze" : "estimate") + ": batch " + std::to_string(e.batch) +
-       ", " + svg::Escape(e.dtype) + ", " + svg::Escape(e.mode) + "</p>\n";
+       ", " + svg::Escape(e.dtype) + ", " + svg::Escape(ModeName(e.mode)) + "</p>\n";
   s += html::Nav(analysis != nullptr) + "\n";
   s += html::SummarySection(e, machine);
   s += html::BreakdownSection(e, colors, options.max_layer_bars);

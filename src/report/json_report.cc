@@ -10,7 +10,7 @@ using nlohmann::json;
 json CallJson(const KernelCall& call, const CallCost& cost) {
   json j = {{"kind", KernelKindName(call.kind)},
             {"library_call", call.library_call},
-            {"phase", call.phase},
+            {"phase", PhaseName(call.phase)},
             {"key", call.Key()},
             {"time_ms", cost.time_s * 1e3},
             {"source", CostSourceName(cost.source)},
@@ -63,7 +63,7 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
             {"machine", e.machine},
             {"batch", e.batch},
             {"dtype", e.dtype},
-            {"mode", e.mode},
+            {"mode", ModeName(e.mode)},
             {"gpu_time_ms", e.gpu_time_s * 1e3},
             {"critical_path_ms", e.critical_path_s * 1e3},
             {"eager_ms", e.eager_s * 1e3},
@@ -97,7 +97,7 @@ std::string EstimateToChromeTrace(const Estimate& e) {
     for (size_t i = 0; i < layer.calls.size(); ++i) {
       const double dur_us = layer.costs[i].time_s * 1e6;
       events.push_back({{"name", layer.name + ":" + KernelKindName(layer.calls[i].kind)},
-                        {"cat", layer.calls[i].phase},
+                        {"cat", PhaseName(layer.calls[i].phase)},
                         {"ph", "X"},
                         {"ts", t_us},
                         {"dur", dur_us},

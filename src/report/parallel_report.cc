@@ -188,7 +188,7 @@ void WritePricedCallsCsv(std::ostream& out,
                          const std::vector<ParallelStepModel::PricedCall>& calls) {
   out << "part,phase,key,time_us,source\n";
   for (const auto& c : calls) {
-    out << c.part << "," << c.call.phase << "," << CsvField(c.call.Key()) << ","
+    out << c.part << "," << PhaseName(c.call.phase) << "," << CsvField(c.call.Key()) << ","
         << c.cost.time_s * 1e6 << "," << CostSourceName(c.cost.source) << "\n";
   }
 }

@@ -20,7 +20,7 @@ std::string Row(const std::string& name, const std::string& op, size_t kernels,
 }  // namespace
 
 void WriteEstimateHeadline(std::ostream& out, const Estimate& e) {
-  const char* unit = e.mode == "training" ? "training step" : "batch";
+  const char* unit = e.mode == Mode::kTraining ? "training step" : "batch";
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "estimate: %s per %s run op by op (eager); %s captured as a CUDA graph or "
@@ -46,7 +46,7 @@ void WriteEstimateHeadline(std::ostream& out, const Estimate& e) {
 
 void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOptions& options) {
   out << "model " << e.model << " on " << e.machine << ", batch " << e.batch << ", "
-      << e.dtype << ", " << e.mode << "\n";
+      << e.dtype << ", " << ModeName(e.mode) << "\n";
   WriteEstimateHeadline(out, e);
   if (options.quiet) return;
   out << "\n";

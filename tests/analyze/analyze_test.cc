@@ -117,7 +117,7 @@ std::optional<CallCost> BranchPrices(const KernelCall& call) {
   return std::nullopt;
 }
 
-TEST(AnalyzeParallel, TwoBranchesSaveTheShorterBranchExactly) {
+TEST(AnalyzeStreams, TwoBranchesSaveTheShorterBranchExactly) {
   auto a = Analyze(TwoBranches(), Synthetic(BranchPrices));
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_EQ(a->baseline.gpu_time_s, 4.5 * kT);
@@ -132,7 +132,7 @@ TEST(AnalyzeParallel, TwoBranchesSaveTheShorterBranchExactly) {
   EXPECT_EQ(p->layers[0].saved_s, 1 * kT);
 }
 
-TEST(AnalyzeParallel, AChainHasNothingToOverlap) {
+TEST(AnalyzeStreams, AChainHasNothingToOverlap) {
   GraphBuilder b;
   b.Input("x", {1, 8, 16, 16});
   Conv(b, "c1", "x", "a", 3);
@@ -347,7 +347,7 @@ TEST(AnalyzeLayout, OnlyWhereTheDatabaseHasBothLayouts) {
   auto cost = Synthetic([](const KernelCall& call) -> std::optional<CallCost> {
     if (call.kind != KernelKind::kConvFwd) return std::nullopt;
     const bool three = call.IntParam("r", 0) == 3;
-    if (call.layout == "nhwc") return three ? std::optional<CallCost>(Measured(2 * kT)) : std::nullopt;
+    if (call.layout == Layout::kNhwc) return three ? std::optional<CallCost>(Measured(2 * kT)) : std::nullopt;
     return Measured(three ? 3 * kT : kT);
   });
   auto a = Analyze(TwoConvChain(), cost);
@@ -362,7 +362,7 @@ TEST(AnalyzeLayout, OnlyWhereTheDatabaseHasBothLayouts) {
                      "have no data and are left unchanged");
 
   auto none = Analyze(TwoConvChain(), Synthetic([](const KernelCall& call) {
-    return call.layout == "nhwc" ? std::nullopt : BranchPrices(call);
+    return call.layout == Layout::kNhwc ? std::nullopt : BranchPrices(call);
   }));
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(Find(*none, "layout"), nullptr);

@@ -37,7 +37,7 @@ TEST(EstimatePlan, BackwardReadsOfTheGradientJustWritten) {
   const double tensor = 8.0 * 16 * 32 * 32 * 4;
   auto first_bwd = [&](size_t node) {
     for (const KernelCall& c : plan->lowered.nodes[node].calls) {
-      if (c.phase == "bwd") return c.resident_input_bytes;
+      if (c.phase == Phase::kBackward) return c.resident_input_bytes;
     }
     return -1.0;
   };

@@ -308,12 +308,12 @@ TEST(MemoryModel, CheckpointingKeepsOnlySegmentInputsAndRecomputesInTheBackward)
   EXPECT_EQ(checkpointed->memory.peak_at, "backward s4");
   // Every forward call runs again in the backward.
   for (size_t i = 0; i < 5; ++i) {
-    auto count = [&](const EstimatePlan& p, const char* phase) {
+    auto count = [&](const EstimatePlan& p, Phase phase) {
       size_t c = 0;
       for (const KernelCall& k : p.lowered.nodes[i].calls) c += k.phase == phase;
       return c;
     };
-    EXPECT_EQ(count(*checkpointed, "bwd"), count(*plain, "bwd") + count(*plain, "fwd")) << i;
+    EXPECT_EQ(count(*checkpointed, Phase::kBackward), count(*plain, Phase::kBackward) + count(*plain, Phase::kForward)) << i;
   }
 }
 
@@ -332,7 +332,7 @@ TEST(MemoryModel, TheLargestBatchScalesTheLargestActivationsNotThoseAtThePeak) {
 TEST(MemoryModel, OutOfMemoryWarningGivesTheBreakdownAndTheLargestBatch) {
   Estimate e;
   e.machine = "h100";
-  e.mode = "training";
+  e.mode = Mode::kTraining;
   e.batch = 10;
   e.memory.weights_bytes = 40e9;
   e.memory.activations_bytes = 60e9;

@@ -98,8 +98,8 @@ TEST(WorkloadFile, SingleWorkloadDefaultsAndPaths) {
   EXPECT_EQ(w.model->inputs.at("input"), dims);
   EXPECT_EQ(w.batch, 256);
   EXPECT_EQ(w.dtype, "fp32");
-  EXPECT_EQ(w.mode, "training");
-  EXPECT_EQ(w.optimizer, "sgd_momentum");
+  EXPECT_EQ(w.mode, Mode::kTraining);
+  EXPECT_EQ(w.optimizer, Optimizer::kSgdMomentum);
   EXPECT_EQ(w.dataset.train_samples, 1281167);
   EXPECT_DOUBLE_EQ(w.dataset.validation_fraction, 0);
   EXPECT_DOUBLE_EQ(w.epochs, 90);

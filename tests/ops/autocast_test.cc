@@ -28,7 +28,7 @@ Graph Mlp() {
 std::vector<std::string> Describe(const LoweredNode& n) {
   std::vector<std::string> out;
   for (const KernelCall& c : n.calls) {
-    out.push_back(c.phase + " " + c.Key() + " r" + std::to_string(static_cast<int>(c.bytes_read)) +
+    out.push_back(PhaseName(c.phase) + (" " + c.Key()) + " r" + std::to_string(static_cast<int>(c.bytes_read)) +
                   " w" + std::to_string(static_cast<int>(c.bytes_written)));
   }
   return out;

@@ -45,7 +45,7 @@ TEST(FrameworkFusion, TrainingAddsOneBackwardKernel) {
   auto lowered = LowerGraph(Gelu(false), o);
   ASSERT_TRUE(lowered.ok());
   ASSERT_EQ(lowered->nodes[4].calls.size(), 2u);
-  EXPECT_EQ(lowered->nodes[4].calls[1].phase, "bwd");
+  EXPECT_EQ(lowered->nodes[4].calls[1].phase, Phase::kBackward);
 }
 
 TEST(FrameworkFusion, NotFusedWhenAnIntermediateIsUsedElsewhere) {

@@ -95,7 +95,7 @@ TEST(LowerAttention, TrainingAddsTheFusedBackward) {
   EXPECT_EQ(bwd.Key(), "attention_bwd batch=2 heads=8 seq_q=128 seq_k=128 head_dim=64 mask=0 "
                        "dtype=fp32 math=fp32 layout=-");
   EXPECT_EQ(bwd.library_call, "scaled_dot_product_attention_backward");
-  EXPECT_EQ(bwd.phase, "bwd");
+  EXPECT_EQ(bwd.phase, Phase::kBackward);
   EXPECT_DOUBLE_EQ(bwd.flops, 2.5 * (2 * kScores * 64 + 2 * kScores * 64 + 5 * kScores));
   EXPECT_DOUBLE_EQ(bwd.bytes_read, 5 * kOperandBytes);     // q, k, v, out, d_out
   EXPECT_DOUBLE_EQ(bwd.bytes_written, 3 * kOperandBytes);  // dq, dk, dv
@@ -167,7 +167,7 @@ TEST(LowerAttention, ScoresOutputInTrainingAddsEachBackward) {
                               KernelKind::kBatchedGemm, KernelKind::kBatchedGemm};
   for (size_t i = 0; i < calls.size(); ++i) {
     EXPECT_EQ(calls[i].kind, kinds[i]) << i;
-    EXPECT_EQ(calls[i].phase, i < 3 ? "fwd" : "bwd") << i;
+    EXPECT_EQ(calls[i].phase, i < 3 ? Phase::kForward : Phase::kBackward) << i;
   }
   EXPECT_EQ(calls[5].Key(), "softmax_bwd rows=128 cols=32 dtype=fp32 math=fp32 layout=-");
   EXPECT_DOUBLE_EQ(calls[5].bytes_read, 2 * 8.0 * 16 * 32 * 4);  // p and dp

@@ -159,11 +159,11 @@ TEST(LowerEinsumTest, TrainingAddsGemmBackward) {
   auto calls = LowerEinsum("bhqd,bhkd->bhqk", {{2, 3, 5, 4}, {2, 3, 7, 4}}, {2, 3, 5, 7}, true);
   ASSERT_EQ(calls.size(), 3u);
   ExpectGemm(calls[0], 6, 5, 7, 4, 0, 1);
-  EXPECT_EQ(calls[0].phase, "fwd");
+  EXPECT_EQ(calls[0].phase, Phase::kForward);
   ExpectGemm(calls[1], 6, 5, 4, 7, 0, 1);  // dA = dC·B
   ExpectGemm(calls[2], 6, 4, 7, 5, 1, 0);  // dB = Aᵀ·dC
-  EXPECT_EQ(calls[1].phase, "bwd");
-  EXPECT_EQ(calls[2].phase, "bwd");
+  EXPECT_EQ(calls[1].phase, Phase::kBackward);
+  EXPECT_EQ(calls[2].phase, Phase::kBackward);
 }
 
 TEST(LowerEinsumTest, BadEquationIsAnError) {

@@ -167,7 +167,7 @@ TEST(LoweringTest, TrainingGemmBackwardIsTwiceForwardFlops) {
   EXPECT_DOUBLE_EQ(calls[1].flops + calls[2].flops, 2 * calls[0].flops);
   // The bias gradient: dy [32, 1000] summed over its rows, a reduction of its own.
   EXPECT_EQ(calls[3].kind, KernelKind::kReduction);
-  EXPECT_EQ(calls[3].phase, "bwd");
+  EXPECT_EQ(calls[3].phase, Phase::kBackward);
   EXPECT_DOUBLE_EQ(calls[3].bytes_read, 32.0 * 1000 * 4);
 }
 
@@ -229,10 +229,10 @@ TEST(LoweringTest, LstmFlopsFollowGateFormula) {
 }
 
 TEST(LoweringTest, OptimizerBytesPerParameter) {
-  auto sgd = LowerOptimizer("sgd_momentum", 1000, 4, true, LoweringOptions{});
+  auto sgd = LowerOptimizer(Optimizer::kSgdMomentum, 1000, 4, true, LoweringOptions{});
   ASSERT_EQ(sgd.size(), 1u);
   EXPECT_DOUBLE_EQ(sgd[0].bytes(), 1000 * 4.0 * 5);  // w, g, m read; w, m written
-  auto adam = LowerOptimizer("adam", 1000, 4, false, LoweringOptions{});
+  auto adam = LowerOptimizer(Optimizer::kAdam, 1000, 4, false, LoweringOptions{});
   ASSERT_EQ(adam.size(), 4u);
   double total = 0;
   for (const auto& c : adam) total += c.bytes();

@@ -60,12 +60,12 @@ TEST(MemoryFormat, ConvOfChannelsLastRunsNhwcAndItsPermuteIsAView) {
   auto lowered = LowerGraph(Block(), LoweringOptions{});
   ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
   const auto& n = lowered->nodes;
-  EXPECT_EQ(n[0].calls.at(0).layout, "nchw");  // conv1 reads the contiguous input
+  EXPECT_EQ(n[0].calls.at(0).layout, Layout::kNchw);  // conv1 reads the contiguous input
   EXPECT_EQ(n[1].calls.size(), 1u);            // its output permuted: a copy for LayerNorm
   EXPECT_EQ(n[3].calls.size(), 0u);            // to_nchw1: a view
-  EXPECT_EQ(n[4].calls.at(0).layout, "nhwc");  // conv2 reads channels-last q1
+  EXPECT_EQ(n[4].calls.at(0).layout, Layout::kNhwc);  // conv2 reads channels-last q1
   EXPECT_EQ(n[5].calls.size(), 0u);            // to_nhwc2 of channels-last c2: a view
-  EXPECT_EQ(n[10].calls.at(0).layout, "nhwc");  // conv3 after the residual add
+  EXPECT_EQ(n[10].calls.at(0).layout, Layout::kNhwc);  // conv3 after the residual add
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ Estimate TinyEstimate() {
   e.machine = "testgpu";
   e.batch = 8;
   e.dtype = "fp32";
-  e.mode = "inference";
+  e.mode = Mode::kInference;
   e.layers.push_back(
       Layer("conv1", "Conv", 1e-3, 2e12, 1e9, CostSource::kMeasured, Bound::kCompute));
   e.layers.push_back(Layer("<script>alert(1)</script>", "Relu", 0.25e-3, 1e8, 4e8,
@@ -218,7 +218,7 @@ TEST(HtmlReport, AnalysisWithoutAdviceSaysSo) {
 
 TEST(HtmlReport, TrainingShowsTheMemoryFootprint) {
   Estimate e = TinyEstimate();
-  e.mode = "training";
+  e.mode = Mode::kTraining;
   e.memory.weights_bytes = 4e9;
   e.memory.activations_bytes = 4e9;
   const std::string html = EstimateToHtml(e, TestMachine(), nullptr);

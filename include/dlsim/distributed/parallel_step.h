@@ -14,7 +14,7 @@
 
 #include "dlsim/cost/cost_model.h"
 #include "dlsim/machine/training_job.h"
-#include "dlsim/parallel/collective.h"
+#include "dlsim/collective/collective.h"
 
 namespace dlsim {
 

@@ -13,12 +13,14 @@
 #include "dlsim/estimate/memory_model.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/ops/lowering.h"
+#include "dlsim/util/mode.h"
+#include "dlsim/util/optimizer.h"
 
 namespace dlsim {
 
 struct EstimateOptions {
   LoweringOptions lowering;
-  std::string optimizer = "sgd_momentum";  // training only
+  Optimizer optimizer = Optimizer::kSgdMomentum;  // training only
   bool fused_optimizer = true;  // one launch over all parameters (PyTorch foreach default)
   int64_t batch = 0;             // for reports; 0 = as in the graph
   std::string dtype_name = "fp32";
@@ -49,7 +51,8 @@ struct Estimate {
   std::string machine;
   int64_t batch = 0;
   std::string dtype;
-  std::string mode;  // "inference" or "training"
+  Mode mode = Mode::kInference;
+  Optimizer optimizer = Optimizer::kSgdMomentum;  // training only: the last layer updates it
   double gpu_time_s = 0;       // one stream
   double critical_path_s = 0;  // concurrent streams
   double eager_s = 0;          // host-dispatched op by op

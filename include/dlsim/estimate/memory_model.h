@@ -13,6 +13,8 @@
 #include "dlsim/model/graph.h"
 #include "dlsim/ops/lowering.h"
 
+#include "dlsim/util/optimizer.h"
+
 namespace dlsim {
 
 // The footprint at the step where it peaks, broken down. Weights and
@@ -39,13 +41,11 @@ struct MemoryFootprint {
 // bytes, at least 512 (0 for 0).
 double AllocatorBlockBytes(double bytes);
 
-enum class OptimizerKind { kSgd, kSgdMomentum, kAdam };
-
 struct MemoryOptions {
   bool training = false;
   DType dtype = DType::kFloat32;  // float tensors' dtype (inference); autocast's low dtype
   bool autocast = false;
-  OptimizerKind optimizer = OptimizerKind::kSgdMomentum;
+  Optimizer optimizer = Optimizer::kSgdMomentum;
   // Activation checkpointing (training): only each segment's inputs are kept
   // over the forward; the segment's saved tensors come back, recomputed, at
   // the start of its backward (src/estimate/checkpoint_segments.h).
@@ -57,9 +57,6 @@ struct MemoryOptions {
   int data_parallel_gpus = 1;
   int zero_stage = 0;
 };
-
-// "sgd" -> kSgd, "adam"/"adamw" -> kAdam, anything else -> kSgdMomentum.
-OptimizerKind OptimizerKindOf(const std::string& name);
 
 MemoryFootprint PeakMemory(const Graph& graph, const LoweredGraph& lowered,
                            const MemoryOptions& options);

@@ -12,6 +12,8 @@
 
 #include "dlsim/kernel/kernel_kind.h"
 #include "dlsim/kernel/key.h"
+#include "dlsim/kernel/layout.h"
+#include "dlsim/kernel/phase.h"
 #include "dlsim/util/dtype.h"
 
 namespace dlsim {
@@ -19,13 +21,13 @@ namespace dlsim {
 struct KernelCall {
   KernelKind kind = KernelKind::kElementwise;
   std::string library_call;  // e.g. "cudnnConvolutionForward"
-  std::string phase = "fwd";  // "fwd", "bwd", "optim"
+  Phase phase = Phase::kForward;
   double flops = 0;
   double bytes_read = 0;
   double bytes_written = 0;
   DType dtype = DType::kFloat32;
   MathMode math = MathMode::kFp32;
-  std::string layout = "-";  // "nchw", "nhwc" or "-"
+  Layout layout = Layout::kNone;
   // Parameters in key order; numeric ones hold decimal integers.
   KeyParamList params;
 

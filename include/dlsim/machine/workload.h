@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "dlsim/util/mode.h"
+#include "dlsim/util/optimizer.h"
+
 namespace dlsim {
 
 // In ModelRef::inputs, a dimension that stands for the per-GPU batch.
@@ -44,8 +47,8 @@ struct Workload {
   // What one unit of work is (needed to estimate; see docs/fom.md).
   int64_t batch = 0;                 // per GPU
   std::string dtype = "fp32";        // fp32 | tf32 | fp16 | bf16
-  std::string mode = "training";     // training | inference
-  std::string optimizer = "sgd_momentum";  // sgd | sgd_momentum | adam | adamw
+  Mode mode = Mode::kTraining;
+  Optimizer optimizer = Optimizer::kSgdMomentum;
   DatasetSpec dataset;
   double epochs = 0;                 // passes over the training samples
 

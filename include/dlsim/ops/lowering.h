@@ -11,6 +11,7 @@
 
 #include "dlsim/kernel/kernel_call.h"
 #include "dlsim/model/graph.h"
+#include "dlsim/util/optimizer.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {
@@ -27,7 +28,7 @@ struct LoweringOptions {
   // Fuse Conv(+bias)+Relu into cudnnConvolutionBiasActivationForward
   // (what Benanza's fused mode and inference engines do; PyTorch does not).
   bool fuse_conv_bias_act = false;
-  std::string layout = "nchw";
+  Layout layout = Layout::kNchw;  // of image tensors, unless a node is channels_last
   bool strict = false;  // an unknown op is an error instead of a warning
 };
 
@@ -71,7 +72,7 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
 
 // The optimizer update over `param_count` parameters (one fused launch over
 // all parameters, as PyTorch's foreach/fused optimizers do, when `fused`).
-std::vector<KernelCall> LowerOptimizer(const std::string& optimizer,
+std::vector<KernelCall> LowerOptimizer(Optimizer optimizer,
                                        int64_t param_count, int64_t tensor_count,
                                        bool fused, const LoweringOptions& options);
 

@@ -73,8 +73,7 @@ class LowerContext {
   const AutocastPlan* autocast_ = nullptr;
 };
 
-// Appends the calls for `node` to `calls`. `fused_act` is the activation of
-// a following node folded into this one ("" when none).
+// Appends the calls for `node` to `calls`.
 using LowerFn = std::function<Status(const LowerContext&, const Node&,
                                      std::vector<KernelCall>*)>;
 

@@ -1,7 +1,7 @@
 // Fitting a ring link to measured collective tables (Eigen least squares).
 #include <Eigen/Dense>
 
-#include "dlsim/parallel/collective.h"
+#include "dlsim/collective/collective.h"
 
 namespace dlsim {
 namespace {

@@ -16,7 +16,7 @@ void AddOffPath(const std::set<std::string>& on_path, const std::string& name,
 
 }  // namespace
 
-void AnalyzeParallel(const Context& ctx, Analysis* out) {
+void AnalyzeStreams(const Context& ctx, Analysis* out) {
   const Estimate& e = ctx.baseline;
   const double saved = e.gpu_time_s - e.critical_path_s;
   if (!(saved > 0)) {

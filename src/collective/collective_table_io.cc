@@ -4,7 +4,7 @@
 //   all_reduce,4,1024,22.617,...
 #include <cmath>
 
-#include "dlsim/parallel/collective.h"
+#include "dlsim/collective/collective.h"
 #include "dlsim/util/csv.h"
 
 namespace dlsim {

@@ -2,12 +2,12 @@
 // (convolution, GEMM, batch norm, ...) and a short name for people. The
 // aligner uses the class to decide which of the lowering's calls a kernel
 // can belong to (docs/compare.md lists the name patterns).
-#ifndef DLSIM_PROFILE_KERNEL_CLASS_H_
-#define DLSIM_PROFILE_KERNEL_CLASS_H_
+#ifndef DLSIM_KERNEL_KERNEL_CLASS_H_
+#define DLSIM_KERNEL_KERNEL_CLASS_H_
 
 #include <string>
 
-#include "dlsim/kernel/kernel_call.h"
+#include "dlsim/kernel/kernel_kind.h"
 
 namespace dlsim {
 
@@ -51,4 +51,4 @@ std::string ShortKernelName(const std::string& kernel_name);
 
 }  // namespace dlsim
 
-#endif  // DLSIM_PROFILE_KERNEL_CLASS_H_
+#endif  // DLSIM_KERNEL_KERNEL_CLASS_H_

@@ -3,8 +3,8 @@
 // NCCL tables measured by `dlsim-calibrate nccl` where a machine names them.
 // Sizes follow nccl-tests: `bytes` is the whole buffer (all-reduce: the
 // buffer on each rank; reduce-scatter: its input; all-gather: its output).
-#ifndef DLSIM_PARALLEL_COLLECTIVE_H_
-#define DLSIM_PARALLEL_COLLECTIVE_H_
+#ifndef DLSIM_COLLECTIVE_COLLECTIVE_H_
+#define DLSIM_COLLECTIVE_COLLECTIVE_H_
 
 #include <map>
 #include <string>
@@ -106,4 +106,4 @@ class CollectiveModel {
 
 }  // namespace dlsim
 
-#endif  // DLSIM_PARALLEL_COLLECTIVE_H_
+#endif  // DLSIM_COLLECTIVE_COLLECTIVE_H_

@@ -1,4 +1,4 @@
-#include "dlsim/parallel/collective.h"
+#include "dlsim/collective/collective.h"
 
 #include <gtest/gtest.h>
 
