@@ -4,6 +4,9 @@
 * techniques_h100.jsonl (bench/memory/techniques.py): the peak of training steps with Adam, AdamW
   and activation checkpointing on corpus test-side models (both ONNX exports), and of the LLM
   shapes NeuSight measured (bench/generations/models), fp32;
+* sharding_h200x2.jsonl (bench/memory/sharding.py): the per-GPU peak of GPT-2-large, BERT-large
+  and OPT-1.3B (fp32, Adam) on 2 GPUs with DDP, ZeroRedundancyOptimizer and FSDP, against
+  `--gpus 2 --zero 0..3` (DDP with PyTorch's default buckets only);
 * max_batch_h100_test.jsonl (bench/memory/run_max_batch.sh): the largest fp32 training batch,
   measured by bisection, against the largest batch dlsim predicts from its estimate at the
   spec's batch (`memory.largest_batch` in the JSON).
@@ -68,6 +71,25 @@ def technique_rows(dlsim):
     return rows
 
 
+def sharding_rows(dlsim):
+    rows = []
+    for line in open(os.path.join(DATA, "sharding_h200x2.jsonl")):
+        r = json.loads(line)
+        if r.get("ddp_bucket_view") or "peak_bytes" not in r:
+            continue
+        model = os.path.join(ROOT, "bench", "generations", "models", f"{r['model']}-{r['seq']}.onnx")
+        cmd = [dlsim, "estimate", model, "--machine", "h200", "--mode", "training", "--format", "json",
+               "--batch", str(r["batch"]), "--optimizer", "adam", "--gpus", str(r["gpus"]),
+               "--zero", str(r["zero"])]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        row = dict(r, measured=r["peak_bytes"])
+        if p.returncode == 0:
+            row["estimated"] = json.loads(p.stdout)["memory"]["total_bytes"]
+            row["error"] = row["estimated"] / row["measured"] - 1
+        rows.append(row)
+    return rows
+
+
 def case_name(r):
     return r["optimizer"] + (" + checkpointing" if r.get("checkpoint") else "")
 
@@ -122,6 +144,18 @@ def main():
         e = [r["error"] for r in scored if keep(r)]
         if e:
             print(f"| {label} | {summary(e)} |")
+    print()
+    sh = sharding_rows(args.dlsim)
+    print("| model | batch | GPUs | ZeRO | measured GB | dlsim GB | error |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in sh:
+        if "error" in r:
+            print(f"| {r['model']} | {r['batch']} | {r['gpus']} | {r['zero']} | {r['measured'] / 1e9:.2f} | "
+                  f"{r['estimated'] / 1e9:.2f} | {100 * r['error']:+.1f} % |")
+    for label, keep in (("all", lambda r: True), ("but OPT-1.3B", lambda r: r["model"] != "opt_13")):
+        e = [r["error"] for r in sh if "error" in r and keep(r)]
+        if e:
+            print(f"\nsharding, {label}: {summary(e)}")
     print()
     mb = max_batch_rows(args.dlsim)
     print("| model | export | predicted | measured (first OOM) | predicted / measured |")

@@ -359,9 +359,18 @@ class Simulator {
     std::vector<double> gathered(steps + 1, 0.0);
     GatheredWeightSpans(&gathered);
     MemoryFootprint m;
-    const double weights = ParameterBytes(false) / Shards(3);
+    // ZeRO-2 as FSDP's SHARD_GRAD_OP: the shard, and the weights gathered
+    // from the forward to the end of the backward
+    const double all_weights = ParameterBytes(false);
+    const double weights = options_.zero_stage == 2 ? all_weights + all_weights / Shards(2)
+                                                    : all_weights / Shards(3);
     if (options_.training) {
       GradientSpans(&grads);
+      // DistributedDataParallel (ZeRO 0, 1): its bucket buffers, as large as
+      // the gradients, live from its construction on, beside the gradients
+      if (options_.data_parallel_gpus > 1 && options_.zero_stage < 2) {
+        Span(&grads, 0, 2 * n_, ParameterBytes(true));
+      }
       const double trainable = ParameterBytes(true) / Shards(1);
       const double states = OptimizerStates(options_.optimizer);
       m.optimizer_state_bytes = states * trainable;

@@ -179,21 +179,23 @@ MemoryFootprint TwoMatMulPeak(int zero_stage) {
 
 TEST(MemoryModel, ZeroShardsTheOptimizerStateGradientsAndWeights) {
   // The peak is at mm1's backward: x (saved for w1's gradient) and h's
-  // gradient (5 KiB); both weights' full gradients without ZeRO-2.
+  // gradient (5 KiB); both weights' full gradients without ZeRO-2, and
+  // DDP's buckets as large beside them.
   MemoryFootprint ddp = TwoMatMulPeak(0);
   EXPECT_EQ(ddp.weights_bytes, 1310720);
   EXPECT_EQ(ddp.optimizer_state_bytes, 1310720);
-  EXPECT_EQ(ddp.gradients_bytes, 1310720);
+  EXPECT_EQ(ddp.gradients_bytes, 2 * 1310720);
   EXPECT_EQ(ddp.activations_bytes, 5120);
   EXPECT_EQ(ddp.peak_at, "backward mm1");
   MemoryFootprint one = TwoMatMulPeak(1);  // a quarter of the momentum
   EXPECT_EQ(one.optimizer_state_bytes, 327680);
-  EXPECT_EQ(one.gradients_bytes, 1310720);
-  // ZeRO-2: w1's full gradient while its backward runs, w2's quarter after
-  // its own (reduce-scattered)
+  EXPECT_EQ(one.gradients_bytes, 2 * 1310720);
+  // ZeRO-2 (FSDP's SHARD_GRAD_OP): w1's full gradient while its backward
+  // runs, w2's quarter after its own (reduce-scattered), no DDP buckets;
+  // the weights' quarter beside the gathered weights
   MemoryFootprint two = TwoMatMulPeak(2);
   EXPECT_EQ(two.gradients_bytes, 1048576 + 65536);
-  EXPECT_EQ(two.weights_bytes, 1310720);
+  EXPECT_EQ(two.weights_bytes, 1310720 + 327680);
   // ZeRO-3: a quarter of the weights, and w1 gathered in full for its backward
   EXPECT_EQ(TwoMatMulPeak(3).weights_bytes, 327680 + 1048576);
   EXPECT_EQ(TwoMatMulPeak(3).peak_at, "backward mm1");

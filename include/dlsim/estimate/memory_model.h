@@ -50,10 +50,13 @@ struct MemoryOptions {
   // over the forward; the segment's saved tensors come back, recomputed, at
   // the start of its backward (src/estimate/checkpoint_segments.h).
   bool checkpoint_activations = false;
-  // ZeRO sharding across data-parallel GPUs (DataParallelOptions): stage 1
-  // keeps 1/gpus of the optimizer state, 2 also of the gradients (each full
-  // gradient lives only while its node's backward runs), 3 also of the
-  // weights (each op's weights gathered in full while it runs).
+  // Data parallelism across `data_parallel_gpus` (DataParallelOptions):
+  // DistributedDataParallel's bucket buffers (as large as the gradients,
+  // beside them) with ZeRO 0 and 1; ZeRO stage 1 keeps 1/gpus of the
+  // optimizer state, 2 also of the gradients (each full gradient lives only
+  // while its node's backward runs) and, as FSDP's SHARD_GRAD_OP, the
+  // weights' shard beside the gathered weights, 3 only the weights' shard
+  // (each op's weights gathered in full while it runs).
   int data_parallel_gpus = 1;
   int zero_stage = 0;
 };
