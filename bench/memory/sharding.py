@@ -21,13 +21,12 @@ import gc
 import json
 import os
 import sys
-import time
 
 import torch
 import torch.distributed as dist
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from techniques import LLM, hf_llm  # noqa: E402
+from techniques import LLM, hf_llm, steady_peak, training_step  # noqa: E402
 
 BUCKET_VIEW = False
 CASES = [("gpt2_large", 1, 1024), ("bert_large", 4, 512), ("opt_13", 1, 2048)]
@@ -80,23 +79,7 @@ def run(name, batch, seq, zero, rank):
             else:
                 opt = torch.optim.Adam(model.parameters(), lr=1e-4)
         x = torch.randint(0, LLM[name][5], (batch, seq), device="cuda")
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            y = net(x)
-            y = getattr(y, "logits", None) if getattr(y, "logits", None) is not None else y.last_hidden_state
-            y.float().mean().backward()
-            opt.step()
-
-        for _ in range(2):
-            step()
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-        t0 = time.time()
-        for _ in range(3):
-            step()
-        torch.cuda.synchronize()
-        rec = dict(peak_bytes=torch.cuda.max_memory_allocated() - base, step_ms=(time.time() - t0) / 3 * 1e3)
+        rec = steady_peak(training_step(net, opt, x), base)
     except torch.cuda.OutOfMemoryError:
         rec = dict(error="out of memory")
     except Exception as e:  # noqa: BLE001 - recorded, the next run goes on

@@ -30,21 +30,15 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "corpus"))
 sys.path.insert(0, os.path.join(HERE, "..", "accuracy"))
+sys.path.insert(0, os.path.join(HERE, "..", "generations"))
 import corpus  # noqa: E402
 import families  # noqa: E402
+from make_models import MODELS as LLM  # noqa: E402  (the graphs dlsim estimates)
 from rounds import set_reference_math  # noqa: E402
 
 DEV = "cuda"
 CORPUS = ["t1_bert_0", "t1_gpt2_0", "t1_llama_0", "t1_t5_0", "t1_vit_0", "t1_swin_0", "t1_roberta_0",
           "t1_gpt_neox_0", "t1_cnn2d_0", "t1_cnn3d_0", "t1_rnn_0", "t1_attn_0", "t1_encdec_0"]
-# name: (family, hidden, heads, layers, ffn, vocab, positions) as bench/generations/make_models.py
-LLM = {
-    "bert_large": ("bert", 1024, 16, 24, 4096, 30522, 512),
-    "gpt2_large": ("gpt2", 1280, 20, 36, 5120, 50257, 1024),
-    "gpt3_xl": ("gpt2", 3072, 24, 24, 4 * 3072, 50257, 2048),
-    "gpt3_27": ("gpt2", 2560, 32, 32, 4 * 2560, 50257, 2048),
-    "opt_13": ("opt", 2048, 32, 24, 8192, 50272, 2048),
-}
 # (model, batch, seq, optimizer) as NeuSight measured on the H100, and Adam where it may fit
 LLM_CASES = [("bert_large", 8, 512, "sgd"), ("gpt2_large", 4, 1024, "sgd"), ("gpt3_xl", 1, 2048, "sgd"),
              ("gpt3_27", 1, 2048, "sgd"), ("opt_13", 2, 2048, "sgd"), ("bert_large", 8, 512, "adam"),
@@ -63,6 +57,30 @@ def optimizer(kind, params):
     raise ValueError(kind)
 
 
+def training_step(net, opt, x):
+    """One step: the mean of the output (logits, last hidden state or tensor) as the loss."""
+    def step():
+        opt.zero_grad(set_to_none=True)
+        y = net(x)
+        y = y[0] if isinstance(y, tuple) else getattr(y, "logits", getattr(y, "last_hidden_state", y))
+        y.float().mean().backward()
+        opt.step()
+    return step
+
+
+def steady_peak(step, base):
+    """Peak allocated bytes over three steps after two warm-up steps, less `base`, and the step time."""
+    for _ in range(2):
+        step()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    t0 = time.time()
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    return dict(peak_bytes=torch.cuda.max_memory_allocated() - base, step_ms=round((time.time() - t0) / 3 * 1e3, 2))
+
+
 def peak(build, make_input, opt_kind, train_mode=True):
     """Steady-state peak allocated bytes of a training step, or an error string."""
     gc.collect()
@@ -76,24 +94,7 @@ def peak(build, make_input, opt_kind, train_mode=True):
         x = make_input()
         opt = optimizer(opt_kind, model.parameters())
         weights = torch.cuda.memory_allocated() - base
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            y = model(x)
-            y = y[0] if isinstance(y, tuple) else getattr(y, "logits", getattr(y, "last_hidden_state", y))
-            y.float().mean().backward()
-            opt.step()
-
-        for _ in range(2):
-            step()
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-        t0 = time.time()
-        for _ in range(3):
-            step()
-        torch.cuda.synchronize()
-        return dict(peak_bytes=torch.cuda.max_memory_allocated() - base, weights_bytes=weights,
-                    step_ms=round((time.time() - t0) / 3 * 1e3, 2))
+        return dict(steady_peak(training_step(model, opt, x), base), weights_bytes=weights)
     except torch.cuda.OutOfMemoryError:
         return dict(error="out of memory")
     except RuntimeError as e:
