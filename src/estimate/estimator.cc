@@ -314,9 +314,11 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
     opt.op_type = "Optimizer";
     opt.node_index = graph.nodes.size();
     // ZeRO: each GPU updates its shard of the parameters
+    // (rounded up; no overflow at a parameter count near INT64_MAX)
     const int64_t shards = options.data_parallel.zero_stage > 0 ? options.data_parallel.gpus : 1;
-    opt.calls = LowerOptimizer(options.optimizer, (graph.ParameterCount() + shards - 1) / shards,
-                               plan.float_initializers,
+    const int64_t params = graph.ParameterCount();
+    const int64_t shard = params / shards + (params % shards != 0 ? 1 : 0);
+    opt.calls = LowerOptimizer(options.optimizer, shard, plan.float_initializers,
                                options.fused_optimizer, options.lowering);
     plan.lowered.nodes.push_back(std::move(opt));
   }
