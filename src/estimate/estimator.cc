@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "checkpoint_segments.h"
 #include "dispatch.h"
@@ -418,7 +419,10 @@ int64_t LargestBatchThatFits(const MemoryFootprint& at_batch, int64_t batch,
   if (batch <= 0 || scaling <= 0) return batch;
   const double per_sample = scaling / static_cast<double>(batch);
   if (memory_bytes <= fixed) return 0;
-  return static_cast<int64_t>(std::floor((memory_bytes - fixed) / per_sample));
+  const double fits = std::floor((memory_bytes - fixed) / per_sample);
+  // a batch beyond int64 (a tiny model on a vast memory) is capped, not cast
+  if (fits >= 9.2e18) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(fits);
 }
 
 }  // namespace dlsim

@@ -1,6 +1,8 @@
 // The memory model: the peak of live blocks over the schedule, in exact bytes.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "../ops/graph_builder.h"
 #include "dlsim/estimate/estimator.h"
 #include "dlsim/estimate/memory_model.h"
@@ -329,6 +331,11 @@ TEST(MemoryModel, TheLargestBatchScalesTheLargestActivationsNotThoseAtThePeak) {
   m.activations_bytes = 1e9;
   m.activations_max_bytes = 20e9;
   EXPECT_EQ(LargestBatchThatFits(m, 10, 80e9), 32);
+  // 512 bytes of activations at a batch of 2^31 on 1e15 bytes: beyond
+  // int64, capped rather than cast
+  MemoryFootprint tiny;
+  tiny.activations_max_bytes = 512;
+  EXPECT_EQ(LargestBatchThatFits(tiny, int64_t{1} << 31, 1e15), std::numeric_limits<int64_t>::max());
 }
 
 TEST(MemoryModel, OutOfMemoryWarningGivesTheBreakdownAndTheLargestBatch) {
