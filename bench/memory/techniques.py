@@ -16,7 +16,15 @@ Two sets, one JSON line per case to --out:
   untied LM head (as the graphs have it), no dropout (eval mode; autograd still records), plain
   SGD as NeuSight trained, at the batches NeuSight measured; and Adam where it fits.
 
+With --recompute selective, only selective recomputation is measured, on both sets (Hugging Face
+models, SGD as above): the attention function a Hugging Face model calls (its eager QK^T, mask,
+softmax, dropout and P.V, or scaled_dot_product_attention) runs under torch.utils.checkpoint
+(use_reentrant=False), so its saved tensors are dropped and it runs again in the backward, as
+Megatron-LM's selective activation recomputation does. Models whose attention is written inline
+(T5, Swin, the hand-written attention family) are recorded with an error.
+
   python3 bench/memory/techniques.py --out FILE [--max-seconds S] [--corpus NAME ...] [--llm NAME ...]
+                                     [--recompute selective]
 """
 import argparse
 import gc
@@ -105,6 +113,58 @@ def peak(build, make_input, opt_kind, train_mode=True):
         torch.cuda.empty_cache()
 
 
+class SelectiveRecompute:
+    """Within the block, the attention functions of Hugging Face models run under
+    torch.utils.checkpoint; `calls` counts how often they ran."""
+
+    def __init__(self):
+        self.calls = 0
+        self.undo = []
+
+    def wrap(self, fn):
+        def checkpointed(*args, **kwargs):
+            self.calls += 1
+            return torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=False, **kwargs)
+        return checkpointed
+
+    def __enter__(self):
+        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+        orig_sdpa = ALL_ATTENTION_FUNCTIONS["sdpa"]
+        ALL_ATTENTION_FUNCTIONS["sdpa"] = self.wrap(orig_sdpa)
+        self.undo.append(lambda: ALL_ATTENTION_FUNCTIONS.__setitem__("sdpa", orig_sdpa))
+        return self
+
+    def patch(self, model):
+        """Checkpoints the eager attention function of the modules `model` is built from."""
+        for name in {type(m).__module__ for m in model.modules()}:
+            mod = sys.modules.get(name)
+            orig = getattr(mod, "eager_attention_forward", None)
+            if orig is None or getattr(orig, "_selective", False):
+                continue
+            wrapped = self.wrap(orig)
+            wrapped._selective = True
+            mod.eager_attention_forward = wrapped
+            self.undo.append(lambda mod=mod, orig=orig: setattr(mod, "eager_attention_forward", orig))
+        return model
+
+    def __exit__(self, *exc):
+        for u in reversed(self.undo):
+            u()
+        return False
+
+
+def selective_peak(build, make_input, opt_kind, train_mode=True):
+    """peak() with the attention functions checkpointed; an error when none ran."""
+    try:
+        with SelectiveRecompute() as sel:
+            r = peak(lambda: sel.patch(build()), make_input, opt_kind, train_mode)
+    except Exception as e:  # noqa: BLE001  (a transformers version without these hooks)
+        return dict(error="selective recomputation not set up: " + repr(e)[:160])
+    if "error" not in r and sel.calls == 0:
+        return dict(error="no Hugging Face attention function ran (attention written inline)")
+    return dict(r, checkpointed_calls=sel.calls)
+
+
 def corpus_cases(name):
     s = corpus.spec(name)
     hf = s["family"] in corpus.HF_FAMILIES
@@ -119,8 +179,14 @@ def corpus_cases(name):
     return out
 
 
-def run_corpus(name, emit):
+def run_corpus(name, emit, recompute="none"):
     s = corpus.spec(name)
+    if recompute == "selective":
+        r = selective_peak(lambda: families.build(name), lambda: families.make_input(name, s["batch"], "fp32"),
+                           "sgd_momentum")
+        emit(dict(set="corpus", model=name, mode="training", dtype="fp32", batch=s["batch"],
+                  optimizer="sgd_momentum", checkpoint=False, recompute="selective", **r))
+        return
     for rec, opt_kind, wrap in corpus_cases(name):
         build = (lambda: families.build(name)) if wrap is None else (lambda: wrap(families.build(name)))
         r = peak(build, lambda: families.make_input(name, s["batch"], "fp32"), opt_kind)
@@ -145,13 +211,15 @@ def hf_llm(name, seq):
     return tf.OPTForCausalLM(cfg)
 
 
-def run_llm(case, emit):
+def run_llm(case, emit, recompute="none"):
     name, batch, seq, opt_kind = case
     vocab = LLM[name][5]
-    r = peak(lambda: hf_llm(name, seq), lambda: torch.randint(0, vocab, (batch, seq), device=DEV), opt_kind,
-             train_mode=False)
+    measure = selective_peak if recompute == "selective" else peak
+    r = measure(lambda: hf_llm(name, seq), lambda: torch.randint(0, vocab, (batch, seq), device=DEV), opt_kind,
+                train_mode=False)
+    extra = dict(recompute="selective") if recompute == "selective" else {}
     emit(dict(set="llm", model=name, seq=seq, mode="training", dtype="fp32", batch=batch, optimizer=opt_kind,
-              checkpoint=False, **r))
+              checkpoint=False, **extra, **r))
 
 
 def main():
@@ -161,6 +229,8 @@ def main():
     ap.add_argument("--corpus", nargs="*", default=CORPUS)
     ap.add_argument("--llm", nargs="*", default=[f"{m}:{b}:{s}:{o}" for m, b, s, o in LLM_CASES],
                     help="MODEL:BATCH:SEQ:OPTIMIZER")
+    ap.add_argument("--recompute", choices=("none", "selective"), default="none",
+                    help="selective: only the selective-recomputation cases")
     args = ap.parse_args()
     set_reference_math()
     deadline = time.time() + args.max_seconds
@@ -177,12 +247,12 @@ def main():
                 print(f"# out of time before {spec}", flush=True)
                 break
             m, b, s, o = spec.split(":")
-            run_llm((m, int(b), int(s), o), emit)
+            run_llm((m, int(b), int(s), o), emit, args.recompute)
         for name in args.corpus:
             if time.time() >= deadline:
                 print(f"# out of time before {name}", flush=True)
                 break
-            run_corpus(name, emit)
+            run_corpus(name, emit, args.recompute)
 
 
 if __name__ == "__main__":
