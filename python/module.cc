@@ -50,7 +50,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
                          std::vector<std::string> dims, std::string dtype, std::string tf32,
                          std::string mode, std::string optimizer, bool per_tensor_optimizer,
                          int gpus, bool strict, bool fuse, bool amp, bool checkpoint_activations,
-                         std::string layout, int zero) {
+                         std::string layout, int zero, std::string recompute) {
   ModelOptions opts;
   opts.batch_text = std::move(batch);
   opts.inputs = std::move(inputs);
@@ -66,6 +66,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
   opts.fuse = fuse;
   opts.amp = amp;
   opts.checkpoint_activations = checkpoint_activations;
+  opts.recompute = std::move(recompute);
   opts.layout = std::move(layout);
   py::gil_scoped_release release;
   EstimateSetup setup = ValueOrThrow(LoadEstimateSetup(model, opts, machine));
@@ -128,7 +129,7 @@ PYBIND11_MODULE(_dlsim, m) {
         py::arg("inputs"), py::arg("dims"), py::arg("dtype"), py::arg("tf32"), py::arg("mode"),
         py::arg("optimizer"), py::arg("per_tensor_optimizer"), py::arg("gpus"),
         py::arg("strict"), py::arg("fuse"), py::arg("amp"),
-        py::arg("checkpoint_activations"), py::arg("layout"), py::arg("zero") = 0,
+        py::arg("checkpoint_activations"), py::arg("layout"), py::arg("zero") = 0, py::arg("recompute") = "none",
         "dlsim estimate MODEL --format json, as JSON text");
   m.def(
       "scale_json",

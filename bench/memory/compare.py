@@ -4,6 +4,8 @@
 * techniques_h100.jsonl (bench/memory/techniques.py): the peak of training steps with Adam, AdamW
   and activation checkpointing on corpus test-side models (both ONNX exports), and of the LLM
   shapes NeuSight measured (bench/generations/models), fp32;
+* selective_h100.jsonl (techniques.py --recompute selective): the same with every Hugging Face
+  attention function under torch.utils.checkpoint, against `--recompute selective`;
 * sharding_h200x2.jsonl (bench/memory/sharding.py): the per-GPU peak of GPT-2-large, BERT-large
   and OPT-1.3B (fp32, Adam) on 2 GPUs with DDP, ZeroRedundancyOptimizer and FSDP, against
   `--gpus 2 --zero 0..3` (DDP with PyTorch's default buckets only);
@@ -48,12 +50,14 @@ def corpus_args(name, batch, exporter):
 
 def technique_rows(dlsim):
     rows = []
-    for line in open(os.path.join(DATA, "techniques_h100.jsonl")):
+    lines = [line for f in ("techniques_h100.jsonl", "selective_h100.jsonl") for line in open(os.path.join(DATA, f))]
+    for line in lines:
         r = json.loads(line)
         if "peak_bytes" not in r:
             rows.append(dict(r, case=case_name(r), note=r.get("error", "")))
             continue
         extra = ["--optimizer", r["optimizer"]] + (["--checkpoint-activations"] if r["checkpoint"] else [])
+        extra += ["--recompute", r["recompute"]] if r.get("recompute") else []
         if r["set"] == "llm":
             model = os.path.join(ROOT, "bench", "generations", "models", f"{r['model']}-{r['seq']}.onnx")
             targets = [("graph", model, ["--batch", str(r["batch"])])]
@@ -91,7 +95,8 @@ def sharding_rows(dlsim):
 
 
 def case_name(r):
-    return r["optimizer"] + (" + checkpointing" if r.get("checkpoint") else "")
+    return r["optimizer"] + (" + checkpointing" if r.get("checkpoint") else "") + \
+        (" + selective recomputation" if r.get("recompute") == "selective" else "")
 
 
 def max_batch_rows(dlsim):
@@ -133,9 +138,12 @@ def main():
                   f"{r.get('note', '')} | | |")
     print()
     scored = [r for r in rows if isinstance(r.get("error"), float)]
-    groups = [("LLM shapes, plain SGD", lambda r: r["set"] == "llm" and r["optimizer"] == "sgd"),
+    selective = lambda r: r.get("recompute") == "selective"  # noqa: E731
+    groups = [("LLM shapes, plain SGD", lambda r: r["set"] == "llm" and r["optimizer"] == "sgd" and not selective(r)),
+              ("LLM shapes, SGD, selective recomputation", lambda r: r["set"] == "llm" and selective(r)),
               ("LLM shapes, Adam", lambda r: r["set"] == "llm" and r["optimizer"] == "adam"),
               ("corpus, SGD with momentum (reference)", lambda r: r["set"] == "corpus" and r["case"] == "sgd_momentum"),
+              ("corpus, selective recomputation", lambda r: r["set"] == "corpus" and selective(r)),
               ("corpus, Adam and AdamW", lambda r: r["set"] == "corpus" and r["optimizer"] in ("adam", "adamw")),
               ("corpus, activation checkpointing", lambda r: r["set"] == "corpus" and r.get("checkpoint"))]
     print("| cases | median abs error |")

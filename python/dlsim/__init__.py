@@ -60,7 +60,7 @@ def _number_text(v):
 def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype="fp32",
              tf32=None, mode="inference", optimizer="sgd_momentum",
              per_tensor_optimizer=False, gpus=1, strict=False, fuse=False, amp=False,
-             checkpoint_activations=False, zero=0, layout="nchw", warn=True):
+             checkpoint_activations=False, recompute="none", zero=0, layout="nchw", warn=True):
     """`dlsim estimate MODEL --format json` as a dict (docs/json-output.md).
 
     model: the ONNX file. machine: a bundled name (h100, a100, ...) or a
@@ -68,7 +68,8 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
     inputs: {name: (d1, d2, ...)} or ["NAME:D1xD2", ...] (--input).
     dims: {name: n} or ["NAME=N", ...] (--dim). dtype: fp32, tf32, fp16,
     bf16. tf32: None, "none", "conv", "all". mode: inference or training;
-    optimizer, per_tensor_optimizer, gpus, checkpoint_activations: training;
+    optimizer, per_tensor_optimizer, gpus, recompute ("none", "selective",
+    "full"), checkpoint_activations (recompute="full"): training;
     zero: ZeRO stage (0-3) across the `gpus` data-parallel GPUs.
     strict, fuse, amp, layout: as the options of the same names.
     warn: also issue the estimate's warnings as DlsimWarning.
@@ -80,7 +81,7 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
         dtype=dtype, tf32=tf32 or "", mode=mode, optimizer=optimizer,
         per_tensor_optimizer=bool(per_tensor_optimizer), gpus=int(gpus), strict=bool(strict),
         fuse=bool(fuse), amp=bool(amp), checkpoint_activations=bool(checkpoint_activations),
-        layout=layout, zero=int(zero))
+        layout=layout, zero=int(zero), recompute=recompute)
     result = json.loads(text)
     if warn:
         for w in result.get("warnings", []):

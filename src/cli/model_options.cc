@@ -24,9 +24,14 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
     cmd->add_option("--mode", opts->mode, "inference or training")->capture_default_str();
     cmd->add_option("--optimizer", opts->optimizer, "sgd, sgd_momentum, adam, adamw")
         ->capture_default_str();
+    cmd->add_option("--recompute", opts->recompute,
+                    "training: activation recomputation, none, selective (the attention cores: "
+                    "QK^T, softmax, P.V run again in the backward, their score matrices not kept) "
+                    "or full (saved activations only at layer boundaries, each layer's forward "
+                    "run again) (docs/memory.md)")
+        ->capture_default_str();
     cmd->add_flag("--checkpoint-activations", opts->checkpoint_activations,
-                  "training: activation checkpointing, saved activations only at layer boundaries "
-                  "and each layer's forward run again in the backward (docs/memory.md)");
+                  "training: --recompute full (activation checkpointing of every layer)");
     cmd->add_flag("--per-tensor-optimizer", opts->per_tensor_optimizer,
                   "one optimizer launch per parameter tensor (default: multi-tensor/foreach)");
     cmd->add_option("--gpus", opts->gpus,

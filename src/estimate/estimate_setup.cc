@@ -41,6 +41,32 @@ Result<ImportOptions> ToImportOptions(const ModelOptions& opts) {
   return io;
 }
 
+namespace {
+
+// --recompute, and --checkpoint-activations as its `full`; training only.
+Result<Recompute> RecomputeOf(const ModelOptions& opts, bool training) {
+  Result<Recompute> parsed = ParseRecompute(opts.recompute);
+  if (!parsed.ok()) {
+    return InvalidArgument("--recompute must be none, selective or full, got '" + opts.recompute + "'");
+  }
+  Recompute r = *parsed;
+  if (opts.checkpoint_activations) {
+    if (r == Recompute::kSelective) {
+      return InvalidArgument("--checkpoint-activations is --recompute full: it does not combine with "
+                             "--recompute selective");
+    }
+    r = Recompute::kFull;
+  }
+  if (r != Recompute::kNone && !training) {
+    return InvalidArgument(std::string(opts.checkpoint_activations ? "--checkpoint-activations"
+                                                                   : "--recompute") +
+                           " is for training: add --mode training");
+  }
+  return r;
+}
+
+}  // namespace
+
 Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
   EstimateOptions eo;
   LoweringOptions& lo = eo.lowering;
@@ -83,10 +109,7 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
   lo.fuse_conv_bias_act = opts.fuse;
   eo.optimizer = *optimizer;
   eo.fused_optimizer = !opts.per_tensor_optimizer;
-  if (opts.checkpoint_activations && !lo.training) {
-    return InvalidArgument("--checkpoint-activations is for training: add --mode training");
-  }
-  eo.checkpoint_activations = opts.checkpoint_activations;
+  DLSIM_ASSIGN_OR_RETURN(eo.recompute, RecomputeOf(opts, lo.training));
   if (opts.gpus < 1 || opts.gpus > 100000) {
     return InvalidArgument("--gpus must be between 1 and 100000, got " + std::to_string(opts.gpus));
   }

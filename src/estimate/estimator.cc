@@ -207,7 +207,7 @@ MemoryFootprint Footprint(const Graph& graph, const LoweredGraph& lowered,
   m.dtype = options.lowering.dtype;
   m.autocast = options.lowering.autocast;
   m.optimizer = options.optimizer;
-  m.checkpoint_activations = options.checkpoint_activations;
+  m.recompute = options.recompute;
   m.data_parallel_gpus = options.data_parallel.gpus;
   m.zero_stage = options.data_parallel.zero_stage;
   return PeakMemory(graph, lowered, m);
@@ -305,7 +305,16 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
   DLSIM_ASSIGN_OR_RETURN(plan.lowered, LowerGraph(graph, options.lowering));
   const bool training = options.lowering.training;
   const bool data_parallel = training && options.data_parallel.gpus > 1;
-  if (training && options.checkpoint_activations) AddRecomputeCalls(&plan.lowered);
+  if (training && options.recompute != Recompute::kNone) {
+    const std::vector<int> segments = CheckpointSegments(graph, plan.lowered, options.recompute);
+    AddRecomputeCalls(segments, &plan.lowered);
+    if (options.recompute == Recompute::kSelective &&
+        std::none_of(segments.begin(), segments.end(), [](int s) { return s >= 0; })) {
+      plan.lowered.warnings.push_back(
+          "--recompute selective: no attention core (QKᵀ, softmax, ·V) in the graph; nothing is "
+          "recomputed");
+    }
+  }
   MarkResidentInputs(graph, options.lowering.dtype, &plan.lowered);
   if (data_parallel) AddBucketCopies(graph, &plan.lowered);
   if (training) {
@@ -347,6 +356,7 @@ Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
   e.dtype = options.dtype_name;
   e.mode = options.lowering.training ? Mode::kTraining : Mode::kInference;
   e.optimizer = options.optimizer;
+  e.recompute = options.recompute;
   e.parameter_count = graph.ParameterCount();
   e.warnings = plan.lowered.warnings;
   e.layers.reserve(plan.lowered.nodes.size());

@@ -40,9 +40,11 @@ class Simulator {
         scalar_constants_(ScalarConstants(graph)) {}
 
   MemoryFootprint Run() {
-    if (options_.training && options_.checkpoint_activations) {
-      segment_ = CheckpointSegments(graph_, lowered_);
-      for (size_t i = 0; i < segment_.size(); ++i) segment_end_[segment_[i]] = static_cast<long>(i);
+    if (options_.training && options_.recompute != Recompute::kNone) {
+      segment_ = CheckpointSegments(graph_, lowered_, options_.recompute);
+      for (size_t i = 0; i < segment_.size(); ++i) {
+        if (segment_[i] >= 0) segment_end_[segment_[i]] = static_cast<long>(i);
+      }
     }
     AddGraphInputs();
     for (long i = 0; i < n_; ++i) Forward(i);
@@ -271,12 +273,12 @@ class Simulator {
     (*line)[to + 1] -= bytes;
   }
 
-  // Under checkpointing, a block written and saved inside one segment is
+  // Under recomputation, a block written and saved inside one segment is
   // freed after its last forward reader and written again when the
   // segment's backward starts (its recomputation).
   bool Recomputed(const Buffer& b) const {
     if (segment_.empty() || b.first_saver < 0 || b.producer < 0) return false;
-    return segment_[b.producer] == segment_[b.first_saver];
+    return segment_[b.producer] >= 0 && segment_[b.producer] == segment_[b.first_saver];
   }
 
   void ActivationSpans(std::vector<double>* act) const {

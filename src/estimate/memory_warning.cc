@@ -30,7 +30,8 @@ std::string OutOfMemoryWarning(const Estimate& e, double memory_bytes) {
   const int64_t fits = e.batch > 0 ? LargestBatchThatFits(m, e.batch, memory_bytes) : 0;
   w += fits > 0 ? "The largest batch that fits is " + std::to_string(fits)
                 : std::string("No batch fits");
-  w += training ? "; activation checkpointing (--checkpoint-activations), bf16 autocast (--amp) or "
+  w += training ? "; recomputing the attention cores (--recompute selective) or every layer "
+                  "(--recompute full, activation checkpointing), bf16 autocast (--amp) or "
                   "sharding the optimizer state, gradients and weights across data-parallel GPUs "
                   "(--gpus N --zero 1|2|3: ZeRO/FSDP) would save memory"
                 : "; fp16/bf16 weights (--dtype) or a GPU with more memory would make it fit";

@@ -21,22 +21,6 @@ const char* TrainingFrameworkName(TrainingFramework f) {
   return f == TrainingFramework::kPyTorch ? "pytorch" : "megatron";
 }
 
-const char* RecomputeName(Recompute r) {
-  switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
-  }
-  return "?";
-}
-
-Result<Recompute> ParseRecompute(const std::string& name) {
-  if (name == "none") return Recompute::kNone;
-  if (name == "selective") return Recompute::kSelective;
-  if (name == "full") return Recompute::kFull;
-  return InvalidArgument("recompute must be none, selective or full, got '" + name + "'");
-}
-
 double TransformerSpec::LayerParams() const {
   const double h = static_cast<double>(hidden);
   const double kv = static_cast<double>(kv_heads) * head_dim();

@@ -58,7 +58,8 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
                  {"total_bytes", e.memory.total_bytes()},
                  {"peak_at", e.memory.peak_at},
                  {"activations_max_bytes", e.memory.activations_max_bytes},
-                 {"largest_batch", e.largest_batch}};
+                 {"largest_batch", e.largest_batch},
+                 {"recompute", RecomputeName(e.recompute)}};
   json j = {{"model", e.model},
             {"machine", e.machine},
             {"batch", e.batch},

@@ -95,6 +95,7 @@ void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOption
   std::snprintf(buf, sizeof buf, "%-28s %s", "memory footprint", FormatBytes(e.memory.total_bytes()).c_str());
   out << buf;
   if (e.largest_batch >= 0) out << " (largest batch that fits: " << e.largest_batch << ")";
+  if (e.recompute != Recompute::kNone) out << ", " << RecomputeName(e.recompute) << " recomputation";
   out << "\n";
   const DataParallelStep& dp = e.data_parallel;
   if (dp.gpus > 1 && dp.zero_stage == 0) {

@@ -80,7 +80,8 @@ TEST(CliTest, AFootprintOverTheDevicesMemoryIsAWarningNotARefusal) {
     const std::string text = w;
     warned = warned || (text.find("exceeds h100's memory") != std::string::npos &&
                         text.find("The largest batch that fits is") != std::string::npos &&
-                        text.find("--checkpoint-activations") != std::string::npos);
+                        text.find("--recompute selective") != std::string::npos &&
+                        text.find("--recompute full") != std::string::npos);
   }
   EXPECT_TRUE(warned) << j["warnings"].dump();
   // memory.largest_batch is the batch the warning names

@@ -81,6 +81,37 @@ TEST(ParallelCliTest, ZeroNeedsDataParallelGpus) {
   EXPECT_NE(r.out.find("--zero must be 0, 1, 2 or 3, got 4"), std::string::npos) << r.out;
 }
 
+TEST(ParallelCliTest, RecomputeIsForTrainingAndOneOfThree) {
+  const std::string run = "estimate tests/data/zoo/resnet18.onnx --batch 8";
+  CliRun r = Dlsim(run + " --recompute selective");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("--recompute is for training: add --mode training"), std::string::npos) << r.out;
+  r = Dlsim(run + " --mode training --recompute some");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("--recompute must be none, selective or full, got 'some'"), std::string::npos)
+      << r.out;
+  r = Dlsim(run + " --mode training --recompute selective --checkpoint-activations");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("--checkpoint-activations is --recompute full: it does not combine with "
+                       "--recompute selective"),
+            std::string::npos)
+      << r.out;
+  // a CNN has no attention core: a warning, the step as without
+  // (Dlsim() merges stderr, where warnings also go, into the output)
+  r = Dlsim(run + " --mode training --recompute selective --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("dlsim: warning: --recompute selective: no attention core"), std::string::npos);
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  EXPECT_EQ(j["memory"]["recompute"], "selective");
+  EXPECT_NE(j["warnings"].dump().find("no attention core"), std::string::npos) << j["warnings"].dump();
+  // --checkpoint-activations is --recompute full
+  CliRun full = Dlsim(run + " --mode training --recompute full --format json");
+  CliRun flag = Dlsim(run + " --mode training --checkpoint-activations --format json");
+  ASSERT_EQ(full.code, 0) << full.out;
+  EXPECT_EQ(full.out, flag.out);
+  EXPECT_EQ(nlohmann::json::parse(full.out)["memory"]["recompute"], "full");
+}
+
 TEST(ParallelCliTest, CommComparesTheModelWithTheTables) {
   CliRun r = Dlsim("comm --machine machines/h200.yaml --format csv");
   ASSERT_EQ(r.code, 0) << r.out;

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <set>
+#include <string>
 
 #include "../ops/graph_builder.h"
 #include "dlsim/estimate/estimator.h"
@@ -295,7 +297,7 @@ Result<EstimatePlan> SigmoidChainPlan(bool checkpoint) {
   g.Op("Sigmoid", "s4", {"a3"}, "a4", {1, 1024});
   EstimateOptions o;
   o.lowering.training = true;
-  o.checkpoint_activations = checkpoint;
+  o.recompute = checkpoint ? Recompute::kFull : Recompute::kNone;
   return PlanEstimate(g.Build({"a4"}), o);
 }
 
@@ -319,6 +321,69 @@ TEST(MemoryModel, CheckpointingKeepsOnlySegmentInputsAndRecomputesInTheBackward)
     };
     EXPECT_EQ(count(*checkpointed, Phase::kBackward), count(*plain, Phase::kBackward) + count(*plain, Phase::kForward)) << i;
   }
+}
+
+// An eager attention core: q, kᵀ and v from weights, scores = q·kᵀ
+// (1x32x32, 4 KiB), divided by a scalar, softmax p (4 KiB), o = p·v
+// (1x32x64, 8 KiB), y = o·wo.
+Result<EstimatePlan> AttentionPlan(Recompute recompute) {
+  GraphBuilder g;
+  g.Input("x", {1, 32, 64}).Input("xt", {1, 64, 32});
+  g.Weight("wq", {64, 64}).Weight("wk", {32, 32}).Weight("wv", {64, 64}).Weight("wo", {64, 64});
+  g.Weight("scale", {1});
+  g.Op("MatMul", "q_proj", {"x", "wq"}, "q", {1, 32, 64});
+  g.Op("MatMul", "k_proj", {"xt", "wk"}, "kt", {1, 64, 32});
+  g.Op("MatMul", "v_proj", {"x", "wv"}, "v", {1, 32, 64});
+  g.Op("MatMul", "scores", {"q", "kt"}, "s", {1, 32, 32});
+  g.Op("Div", "scale_div", {"s", "scale"}, "d", {1, 32, 32});
+  g.Op("Softmax", "softmax", {"d"}, "p", {1, 32, 32});
+  g.Op("MatMul", "attend", {"p", "v"}, "o", {1, 32, 64});
+  g.Op("MatMul", "out_proj", {"o", "wo"}, "y", {1, 32, 64});
+  EstimateOptions o;
+  o.lowering.training = true;
+  o.recompute = recompute;
+  return PlanEstimate(g.Build({"y"}), o);
+}
+
+TEST(MemoryModel, SelectiveRecomputationDropsTheSavedScoresAndRecomputesTheCore) {
+  auto plain = AttentionPlan(Recompute::kNone);
+  auto selective = AttentionPlan(Recompute::kSelective);
+  ASSERT_TRUE(plain.ok() && selective.ok());
+  // At out_proj's backward: x, xt, q, kt, v (saved), o (saved), y and y's
+  // gradient, 8 KiB each, and without recomputation the softmax's p (saved
+  // by the softmax and by attend); with it, p comes back only in the core's
+  // backward.
+  EXPECT_EQ(plain->memory.activations_bytes, 8 * 8192 + 4096);
+  EXPECT_EQ(selective->memory.activations_bytes, 8 * 8192);
+  EXPECT_EQ(plain->memory.peak_at, "backward out_proj");
+  EXPECT_EQ(selective->memory.peak_at, "backward out_proj");
+  // The core (scores, scale_div, softmax, attend) runs its forward again in
+  // the backward; the projections do not.
+  const std::set<std::string> core = {"scores", "scale_div", "softmax", "attend"};
+  for (size_t i = 0; i < plain->lowered.nodes.size(); ++i) {
+    auto count = [&](const EstimatePlan& p, Phase phase) {
+      size_t c = 0;
+      for (const KernelCall& k : p.lowered.nodes[i].calls) c += k.phase == phase;
+      return c;
+    };
+    const size_t again = core.count(plain->lowered.nodes[i].name) != 0 ? count(*plain, Phase::kForward) : 0;
+    EXPECT_EQ(count(*selective, Phase::kBackward), count(*plain, Phase::kBackward) + again)
+        << plain->lowered.nodes[i].name;
+  }
+  EXPECT_TRUE(selective->lowered.warnings.empty());
+}
+
+TEST(MemoryModel, SelectiveRecomputationWithoutAnAttentionCoreWarns) {
+  EstimateOptions o;
+  o.lowering.training = true;
+  o.recompute = Recompute::kSelective;
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1, 1024});
+  g.Op("Add", "add", {"x", "w"}, "a0", {1, 1024});
+  auto selective = PlanEstimate(g.Build({"a0"}), o);
+  ASSERT_TRUE(selective.ok());
+  ASSERT_EQ(selective->lowered.warnings.size(), 1u);
+  EXPECT_NE(selective->lowered.warnings[0].find("no attention core"), std::string::npos);
 }
 
 TEST(MemoryModel, TheLargestBatchScalesTheLargestActivationsNotThoseAtThePeak) {

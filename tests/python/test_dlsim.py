@@ -48,6 +48,15 @@ class EstimateTest(unittest.TestCase):
         self.assertEqual(got, want)
         self.assertEqual(got["mode"], "training")
 
+    def test_recompute_as_the_cli(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dlsim.DlsimWarning)
+            got = dlsim.estimate(TINY_CNN, batch=8, mode="training", recompute="full")
+        want = json.loads(cli("estimate", TINY_CNN, "--batch", "8", "--mode", "training",
+                              "--recompute", "full", "--format", "json"))
+        self.assertEqual(got, want)
+        self.assertEqual(got["memory"]["recompute"], "full")
+
     def test_dims_and_inputs_as_the_cli(self):
         model = "tests/data/models/attention_opset17.onnx"
         got = dlsim.estimate(model, dims={"batch": 2, "sequence": 16})

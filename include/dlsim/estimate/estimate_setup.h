@@ -35,7 +35,8 @@ struct ModelOptions {
   bool strict = false;
   bool fuse = false;
   bool amp = false;                   // torch.autocast: --dtype is the matrix ops' dtype
-  bool checkpoint_activations = false;  // training: activation checkpointing
+  bool checkpoint_activations = false;  // training: --recompute full, as a flag
+  std::string recompute = "none";       // training: none, selective or full
   std::string layout = "nchw";
 };
 

@@ -25,9 +25,10 @@ struct EstimateOptions {
   int64_t batch = 0;             // for reports; 0 = as in the graph
   std::string dtype_name = "fp32";
   DataParallelOptions data_parallel;  // training across GPUs
-  // Training: activation checkpointing (docs/memory.md): saved activations
-  // only at segment boundaries, every forward call run again in the backward.
-  bool checkpoint_activations = false;
+  // Training: activation recomputation (docs/memory.md): saved activations
+  // only at segment boundaries, the segments' forward calls run again in the
+  // backward; full: every layer, selective: the attention cores.
+  Recompute recompute = Recompute::kNone;
 };
 
 struct LayerEstimate {
@@ -53,6 +54,7 @@ struct Estimate {
   std::string dtype;
   Mode mode = Mode::kInference;
   Optimizer optimizer = Optimizer::kSgdMomentum;  // training only: the last layer updates it
+  Recompute recompute = Recompute::kNone;          // training only
   double gpu_time_s = 0;       // one stream
   double critical_path_s = 0;  // concurrent streams
   double eager_s = 0;          // host-dispatched op by op

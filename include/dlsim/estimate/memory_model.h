@@ -14,6 +14,7 @@
 #include "dlsim/ops/lowering.h"
 
 #include "dlsim/util/optimizer.h"
+#include "dlsim/util/recompute.h"
 
 namespace dlsim {
 
@@ -46,10 +47,11 @@ struct MemoryOptions {
   DType dtype = DType::kFloat32;  // float tensors' dtype (inference); autocast's low dtype
   bool autocast = false;
   Optimizer optimizer = Optimizer::kSgdMomentum;
-  // Activation checkpointing (training): only each segment's inputs are kept
+  // Activation recomputation (training): only each segment's inputs are kept
   // over the forward; the segment's saved tensors come back, recomputed, at
-  // the start of its backward (src/estimate/checkpoint_segments.h).
-  bool checkpoint_activations = false;
+  // the start of its backward (src/estimate/checkpoint_segments.h). Full:
+  // segments of layers; selective: the attention cores.
+  Recompute recompute = Recompute::kNone;
   // Data parallelism across `data_parallel_gpus` (DataParallelOptions):
   // DistributedDataParallel's bucket buffers (as large as the gradients,
   // beside them) with ZeRO 0 and 1; ZeRO stage 1 keeps 1/gpus of the

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dlsim/util/dtype.h"
+#include "dlsim/util/recompute.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {
@@ -48,10 +49,6 @@ struct TransformerSpec {
 // FSDP's gather and scatter copies, AdamW's foreach passes.
 enum class TrainingFramework { kMegatron, kPyTorch };
 const char* TrainingFrameworkName(TrainingFramework f);  // "megatron", "pytorch"
-
-enum class Recompute { kNone, kSelective, kFull };
-const char* RecomputeName(Recompute r);  // "none", "selective", "full"
-Result<Recompute> ParseRecompute(const std::string& name);
 
 // The parallel layout: tensor (Megatron column/row split), pipeline (1F1B,
 // interleaved when virtual_stages > 1) and data parallelism, with ZeRO
