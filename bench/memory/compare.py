@@ -75,11 +75,13 @@ def technique_rows(dlsim):
     return rows
 
 
-def sharding_rows(dlsim):
+def sharding_rows(dlsim, bucket_view=False):
+    """The sharding runs with DDP's default buckets (or, with bucket_view, the runs with
+    gradient_as_bucket_view=True for DDP and ZeRO-1, whose memory dlsim does not model)."""
     rows = []
     for line in open(os.path.join(DATA, "sharding_h200x2.jsonl")):
         r = json.loads(line)
-        if r.get("ddp_bucket_view") or "peak_bytes" not in r:
+        if "peak_bytes" not in r or bool(r.get("ddp_bucket_view")) != bucket_view:
             continue
         model = os.path.join(ROOT, "bench", "generations", "models", f"{r['model']}-{r['seq']}.onnx")
         cmd = [dlsim, "estimate", model, "--machine", "h200", "--mode", "training", "--format", "json",
@@ -88,8 +90,11 @@ def sharding_rows(dlsim):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         row = dict(r, measured=r["peak_bytes"])
         if p.returncode == 0:
-            row["estimated"] = json.loads(p.stdout)["memory"]["total_bytes"]
+            j = json.loads(p.stdout)
+            row["estimated"] = j["memory"]["total_bytes"]
             row["error"] = row["estimated"] / row["measured"] - 1
+            row["step_estimated_ms"] = j["eager_ms"]
+            row["step_error"] = j["eager_ms"] / r["step_ms"] - 1
         rows.append(row)
     return rows
 
@@ -154,16 +159,23 @@ def main():
             print(f"| {label} | {summary(e)} |")
     print()
     sh = sharding_rows(args.dlsim)
-    print("| model | batch | GPUs | ZeRO | measured GB | dlsim GB | error |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| model | batch | GPUs | ZeRO | measured GB | dlsim GB | error | measured step ms | dlsim step ms | error |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in sh:
         if "error" in r:
             print(f"| {r['model']} | {r['batch']} | {r['gpus']} | {r['zero']} | {r['measured'] / 1e9:.2f} | "
-                  f"{r['estimated'] / 1e9:.2f} | {100 * r['error']:+.1f} % |")
+                  f"{r['estimated'] / 1e9:.2f} | {100 * r['error']:+.1f} % | {r['step_ms']:.1f} | "
+                  f"{r['step_estimated_ms']:.1f} | {100 * r['step_error']:+.1f} % |")
     for label, keep in (("all", lambda r: True), ("but OPT-1.3B", lambda r: r["model"] != "opt_13")):
         e = [r["error"] for r in sh if "error" in r and keep(r)]
         if e:
-            print(f"\nsharding, {label}: {summary(e)}")
+            print(f"\nsharding memory, {label}: {summary(e)}")
+    # step time: every run (the bucket-view runs time the same step)
+    timed = sh + sharding_rows(args.dlsim, bucket_view=True)
+    for label, stages in (("DDP and ZeRO-1", (0, 1)), ("FSDP (ZeRO-2, 3)", (2, 3))):
+        e = [r["step_error"] for r in timed if "step_error" in r and r["zero"] in stages]
+        if e:
+            print(f"sharding step time, {label}: {summary(e)}")
     print()
     mb = max_batch_rows(args.dlsim)
     print("| model | export | predicted | measured (first OOM) | predicted / measured |")
