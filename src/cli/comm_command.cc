@@ -6,6 +6,8 @@
 
 #include "commands.h"
 #include "format_option.h"
+#include "dlsim/report/report.h"
+#include "option_rules.h"
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/collective/collective.h"
 
@@ -61,8 +63,12 @@ size_t FitRowCount(const CollectiveTable& t) {
   return n;
 }
 
-Status RunComm(const CommArgs& args) {
+Status RunComm(const CLI::App& cmd, const CommArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
+  if (args.fit_tables.empty()) {
+    DLSIM_RETURN_IF_ERROR(RefuseGiven(cmd, {"--fit-collective"}, "no --fit",
+                                      "it picks the rows of the --fit tables"));
+  }
   DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachineByName(args.machine));
   CollectiveTable table;
   for (const std::string& path : args.tables) {
@@ -113,8 +119,8 @@ void RegisterCommCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--fit-collective", args->fit_collective,
                   "fit on this collective's rows only (all_reduce, reduce_scatter, all_gather)");
   AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kCsv});
-  cmd->callback([args, exit_code] {
-    Status s = RunComm(*args);
+  cmd->callback([cmd, args, exit_code] {
+    Status s = RunComm(*cmd, *args);
     if (!s.ok()) *exit_code = ReportError(s);
   });
 }

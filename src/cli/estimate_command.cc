@@ -14,6 +14,7 @@
 #include "dlsim/report/report.h"
 #include "format_option.h"
 #include "model_options.h"
+#include "option_rules.h"
 #include "output_file.h"
 
 namespace dlsim::cli {
@@ -75,15 +76,39 @@ Status RunWorkloads(const EstimateArgs& args, OutputFormat format) {
   return Status::Ok();
 }
 
-Status RunEstimate(const EstimateArgs& args) {
+// --workload: the workload file fixes the model and how it runs; the layer
+// table and the one-model files do not exist.
+Status CheckWorkloadOptions(const CLI::App& cmd) {
+  if (Given(cmd, "model")) {
+    return InvalidArgument("give a MODEL.onnx or --workload FILE, not both");
+  }
+  DLSIM_RETURN_IF_ERROR(RefuseGiven(
+      cmd, {"--batch", "--input", "--dim", "--dtype", "--tf32", "--layout", "--strict", "--amp",
+            "--fuse", "--mode", "--optimizer", "--checkpoint-activations",
+            "--per-tensor-optimizer", "--gpus", "--zero"},
+      "--workload", "the workload file fixes the model, batch, dtype, mode and optimizer"));
+  return RefuseGiven(cmd, {"--html", "--trace", "--csv", "--top", "--sort", "--quiet"},
+                     "--workload", "it reports one model's layers; --workload prints one row per workload");
+}
+
+// One model: --top and --sort order the layer table, which --quiet and the
+// other formats do not print.
+Status CheckModelReportOptions(const CLI::App& cmd, const EstimateArgs& args, OutputFormat format) {
+  DLSIM_RETURN_IF_ERROR(CheckTableOnly(cmd, {"--top", "--sort", "--quiet"}, format));
+  if (args.quiet) {
+    DLSIM_RETURN_IF_ERROR(RefuseGiven(cmd, {"--top", "--sort"}, "--quiet",
+                                      "--quiet prints the headline without the layer table"));
+  }
+  return CheckModelOptionsApply(cmd, args.model_opts);
+}
+
+Status RunEstimate(const CLI::App& cmd, const EstimateArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
   if (!args.workload.empty()) {
-    if (!args.html_path.empty() || !args.trace_path.empty() || !args.csv_path.empty()) {
-      return InvalidArgument(
-          "--html, --trace and --csv report one model; they do not apply to --workload");
-    }
+    DLSIM_RETURN_IF_ERROR(CheckWorkloadOptions(cmd));
     return RunWorkloads(args, format);
   }
+  DLSIM_RETURN_IF_ERROR(CheckModelReportOptions(cmd, args, format));
   if (args.model.empty()) return InvalidArgument("give a MODEL.onnx or --workload FILE");
   DLSIM_ASSIGN_OR_RETURN(EstimateSetup setup, LoadEstimateSetup(args.model, args.model_opts, args.machine));
   const Machine& machine = setup.machine;
@@ -133,8 +158,8 @@ void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"time", "graph"}));
   cmd->add_flag("--quiet", args->quiet, "table: the headline alone (the figure to quote)");
   AddModelOptions(cmd, &args->model_opts, true);
-  cmd->callback([args, exit_code] {
-    Status s = RunEstimate(*args);
+  cmd->callback([cmd, args, exit_code] {
+    Status s = RunEstimate(*cmd, *args);
     *exit_code = s.ok() ? 0 : ReportError(s);
   });
 }

@@ -26,12 +26,31 @@ struct FomInputs {
   std::string baseline;
 };
 
+// A study file's target: or baseline: (`path`, from `file`) kept in `*kept`;
+// two files naming different machines are refused unless `option` decides.
+Status KeepStudyMachine(const std::string& path, const std::string& file, const char* key,
+                        const char* option, bool option_given, std::string* kept,
+                        std::string* kept_file) {
+  if (path.empty() || option_given) return Status::Ok();
+  if (kept->empty()) {
+    *kept = path;
+    *kept_file = file;
+    return Status::Ok();
+  }
+  if (*kept == path) return Status::Ok();
+  return InvalidArgument(file + " names " + key + " " + path + " but " + *kept_file + " names " +
+                         *kept + "; give " + option + " to choose");
+}
+
 Result<FomInputs> Gather(const FomArgs& args) {
   FomInputs in;
+  std::string target_file, baseline_file;
   for (const std::string& f : args.files) {
     DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(f));
-    if (in.target.empty()) in.target = wf.target_path;
-    if (in.baseline.empty()) in.baseline = wf.baseline_path;
+    DLSIM_RETURN_IF_ERROR(KeepStudyMachine(wf.target_path, f, "target:", "--machine",
+                                           !args.machine.empty(), &in.target, &target_file));
+    DLSIM_RETURN_IF_ERROR(KeepStudyMachine(wf.baseline_path, f, "baseline:", "--baseline",
+                                           !args.baseline.empty(), &in.baseline, &baseline_file));
     for (Workload& w : wf.workloads) in.workloads.push_back(std::move(w));
   }
   if (!args.machine.empty()) in.target = ResolveMachinePath(args.machine);
