@@ -50,29 +50,36 @@ Status WriteReportFiles(const EstimateArgs& args, const Estimate& e, const Machi
   return Status::Ok();
 }
 
-// --workload: step, epoch, unit time and units/day of each workload.
-Status RunWorkloads(const EstimateArgs& args, OutputFormat format) {
-  if (format == OutputFormat::kCsv) {
-    return InvalidArgument("--format csv reports one model; --workload prints table or json");
+// --workload: step, epoch, unit time and units/day of each workload, with
+// the band, pricing sources and warnings of its estimate.
+void PrintWorkloadRate(const WorkloadRate& w) {
+  const MachineRate& r = w.rate;
+  const double epoch_s = r.step_time_s * static_cast<double>(r.steps_per_epoch);
+  std::printf("%s on %s (%s)\n", w.info.name.c_str(), w.machine.c_str(), RateBasisName(r.basis));
+  if (r.basis == RateBasis::kEstimated) {
+    std::printf("  step %s (P10-P90 %s - %s), %lld steps/epoch, epoch %s\n",
+                FormatTime(r.step_time_s).c_str(), FormatTime(r.step.p10_s).c_str(),
+                FormatTime(r.step.p90_s).c_str(), static_cast<long long>(r.steps_per_epoch),
+                FormatTime(epoch_s).c_str());
   }
+  std::printf("  unit of work %.3f h, %lld concurrent units, %.2f units/day\n  %s\n",
+              r.unit_time_s / 3600, static_cast<long long>(r.concurrent_units), r.units_per_day,
+              RateProvenanceText(r).c_str());
+  for (const std::string& text : r.step.warnings) std::printf("  warning: %s\n", text.c_str());
+}
+
+Status RunWorkloads(const EstimateArgs& args, OutputFormat format) {
   DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(args.workload));
   DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
   StepTimeFn step_time = MakeStepTimeFn();
   std::vector<WorkloadRate> rates;
   for (const Workload& w : wf.workloads) {
     DLSIM_ASSIGN_OR_RETURN(MachineRate r, RateOnMachine(w, machine, step_time));
-    const double epoch_s = r.step_time_s * static_cast<double>(r.steps_per_epoch);
-    rates.push_back({w.name, machine.name, r});
-    if (format == OutputFormat::kTable) {
-      std::printf("%s on %s (%s)\n  step %s, %lld steps/epoch, epoch %s\n"
-                  "  unit of work %.3f h, %lld concurrent units, %.2f units/day\n",
-                  w.name.c_str(), machine.name.c_str(), RateBasisName(r.basis),
-                  FormatTime(r.step_time_s).c_str(), static_cast<long long>(r.steps_per_epoch),
-                  FormatTime(epoch_s).c_str(), r.unit_time_s / 3600,
-                  static_cast<long long>(r.concurrent_units), r.units_per_day);
-    }
+    rates.push_back({InfoOf(w), machine.name, r});
+    if (format == OutputFormat::kTable) PrintWorkloadRate(rates.back());
   }
   if (format == OutputFormat::kJson) std::cout << WorkloadRatesToJson(rates) << "\n";
+  if (format == OutputFormat::kCsv) std::cout << WorkloadRatesToCsv(rates);
   return Status::Ok();
 }
 
@@ -142,7 +149,7 @@ void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
                   "workload YAML: report step, epoch, unit time and units/day instead");
   cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
       ->capture_default_str();
-  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv}, "(--workload: table or json)");
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv}, "(--workload: one row per workload)");
   cmd->add_option("--trace", args->trace_path,
                   "also write the simulated timeline as Chrome-trace JSON")
       ->type_name("FILE");

@@ -72,6 +72,7 @@ void PrintTable(const FomResult& r) {
   std::printf("\nharmonic mean units/day: target %.2f, baseline %.2f\n", r.h_target, r.h_baseline);
   std::printf("FOM = H(target)/H(baseline) = %.3f   (arithmetic mean of ratios %.3f)\n", r.fom,
               r.arithmetic_mean_ratio);
+  std::printf("%s", FomProvenanceText(r).c_str());
 }
 
 Status RunFom(const FomArgs& args) {
@@ -82,6 +83,8 @@ Status RunFom(const FomArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(FomResult r, ComputeFom(in.workloads, target, baseline, MakeStepTimeFn()));
   if (format == OutputFormat::kJson) {
     std::cout << FomToJson(r) << "\n";
+  } else if (format == OutputFormat::kCsv) {
+    std::cout << FomToCsv(r);
   } else {
     PrintTable(r);
   }
@@ -96,7 +99,7 @@ void RegisterFomCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("workloads", args->files, "workload or FOM study YAML files")->required();
   cmd->add_option("--machine", args->machine, "target machine (default: the study's target)");
   cmd->add_option("--baseline", args->baseline, "baseline machine (default: the study's baseline)");
-  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson});
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv});
   cmd->callback([args, exit_code] {
     Status s = RunFom(*args);
     *exit_code = s.ok() ? 0 : ReportError(s);

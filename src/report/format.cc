@@ -46,3 +46,23 @@ std::string CsvField(const std::string& text) {
 }
 
 }  // namespace dlsim
+
+namespace dlsim {
+
+std::string SourceShareText(const std::map<std::string, double>& shares) {
+  std::string text;
+  for (const auto& [source, share] : shares) {
+    if (share <= 0) continue;
+    char buf[64];
+    if (share < 0.005) {
+      std::snprintf(buf, sizeof buf, "%s%s <1 %%", text.empty() ? "" : ", ", source.c_str());
+    } else {
+      std::snprintf(buf, sizeof buf, "%s%s %.0f %%", text.empty() ? "" : ", ", source.c_str(),
+                    100 * share);
+    }
+    text += buf;
+  }
+  return text.empty() ? "-" : text;
+}
+
+}  // namespace dlsim
