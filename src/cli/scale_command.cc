@@ -98,7 +98,8 @@ Status RunScale(const CLI::App& cmd, const ScaleArgs& a) {
   std::ostringstream out;
   if (a.calls) {
     DLSIM_RETURN_IF_ERROR(ValidatePlan(job.model, job.plan).WithContext(job.source_path));
-    WritePricedCallsCsv(out, target->model().MicrobatchCalls(job.model, job.plan));
+    WritePricedCallsCsv(out, target->model().MicrobatchCalls(job.model, job.plan), job,
+                        target->machine().name);
     std::cout << out.str();
     return Status::Ok();
   }
