@@ -22,6 +22,12 @@ Status RefuseGiven(const CLI::App& cmd, std::initializer_list<const char*> optio
 }
 
 Status CheckModelOptionsApply(const CLI::App& cmd, const ModelOptions& opts) {
+  if (opts.dtype == "fp16" || opts.dtype == "bf16") {
+    DLSIM_RETURN_IF_ERROR(RefuseGiven(
+        cmd, {"--tf32"}, "--dtype " + opts.dtype,
+        "TF32 is a math mode of fp32 convolutions and GEMMs, which run in " + opts.dtype +
+            " here, --amp or not"));
+  }
   const std::optional<Mode> mode = ModeFromName(opts.mode);
   if (mode && *mode == Mode::kTraining) return Status::Ok();
   const std::string with = Given(cmd, "--mode") ? "--mode " + opts.mode : "inference (the default --mode)";

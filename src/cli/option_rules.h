@@ -26,7 +26,8 @@ Status RefuseGiven(const CLI::App& cmd, std::initializer_list<const char*> optio
                    const std::string& with, const std::string& reason);
 
 // The model options (AddModelOptions) that have no effect with the others:
-// --optimizer and --per-tensor-optimizer outside training.
+// --tf32 with --dtype fp16 or bf16, --optimizer and --per-tensor-optimizer
+// outside training.
 Status CheckModelOptionsApply(const CLI::App& cmd, const ModelOptions& opts);
 
 // The options of estimate's layer table (--top, --sort, --quiet) and of

@@ -60,6 +60,11 @@ const BadCase kCases[] = {
      {"--top does not apply with --quiet", "headline without the layer table"}},
     {"EstimateQuietWithSort", [] { return "estimate " + kTiny + " --quiet --sort graph"; },
      {"--sort does not apply with --quiet"}},
+    // TF32 with a 16-bit dtype: the matrix ops run in it.
+    {"EstimateTf32WithFp16", [] { return "estimate " + kTiny + " --dtype fp16 --tf32 all"; },
+     {"--tf32 does not apply with --dtype fp16", "math mode of fp32 convolutions and GEMMs"}},
+    {"AnalyzeTf32WithBf16Amp", [] { return "analyze " + kTiny + " --dtype bf16 --amp --tf32 none"; },
+     {"--tf32 does not apply with --dtype bf16"}},
     // An optimizer outside training.
     {"EstimateOptimizerInInference", [] { return "estimate " + kTiny + " --optimizer adam"; },
      {"--optimizer does not apply with inference (the default --mode)", "add --mode training"}},
@@ -131,6 +136,14 @@ TEST(OptionRules, InspectDtypeAppliesWithAmp) {
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   ASSERT_EQ(amp.exit_code, 0) << amp.output;
   EXPECT_NE(plain.output, amp.output);  // the casts count as kernels
+}
+
+TEST(OptionRules, Tf32AppliesToFp32) {
+  const Outcome none = RunDlsim("estimate " + kResnet18 + " --batch 8 --tf32 none --format json");
+  const Outcome all = RunDlsim("estimate " + kResnet18 + " --batch 8 --tf32 all --format json");
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(none.output, all.output);
 }
 
 TEST(OptionRules, OptimizerAppliesInTraining) {
