@@ -38,10 +38,10 @@ dlsim::Workload Synthetic(const std::string& name, int64_t batch) {
 }
 
 // Memory time + compute time + dispatch: touches the swept fields.
-dlsim::Result<double> Stub(const dlsim::Workload& w, const dlsim::Machine& m) {
+dlsim::Result<dlsim::StepEstimate> Stub(const dlsim::Workload& w, const dlsim::Machine& m) {
   const auto& d = m.device;
-  return w.batch * (1e9 / d.EffectiveMemoryBw() + 1e12 / d.peak_flops.bf16_matrix +
-                    1e9 / d.peak_flops.fp32_vector) + 300 * m.host.dispatch_s;
+  return dlsim::PlainStep(w.batch * (1e9 / d.EffectiveMemoryBw() + 1e12 / d.peak_flops.bf16_matrix +
+                                     1e9 / d.peak_flops.fp32_vector) + 300 * m.host.dispatch_s);
 }
 
 std::string Values(const char* prefix, int n, double step) {

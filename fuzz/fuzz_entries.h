@@ -82,7 +82,9 @@ inline bool WorkloadYaml(const std::string& text) {
   Machine baseline = FuzzMachine();
   baseline.name = "fuzz_baseline";
   auto fom = ComputeFom(file->workloads, FuzzMachine(), baseline,
-                        [](const Workload&, const Machine&) -> Result<double> { return 0.01; });
+                        [](const Workload&, const Machine&) -> Result<StepEstimate> {
+                          return PlainStep(0.01);
+                        });
   return fom.ok() || !fom.status().message().empty();
 }
 

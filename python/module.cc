@@ -75,8 +75,10 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
 }
 
 // `dlsim sweep FILES --machine M --grid ...`: one dict per variant and
-// workload, the columns of the CSV (variant, one per grid axis, workload,
-// step_time_s, unit_time_s, units_per_day, fom), numbers as floats.
+// workload, the columns of the CSV in its order (SweepCsv: variant, one per
+// grid axis, workload, model, machine, batch, dtype, mode, the step and unit
+// times with their P10 and P90, units_per_day, fom, the variant's rate band,
+// the pricing-source shares, warnings), numbers as floats, batch an int.
 py::list SweepRows(const std::vector<std::string>& files, const std::string& machine,
                    const std::vector<std::string>& grid, int threads) {
   SweepOptions options;
@@ -95,11 +97,30 @@ py::list SweepRows(const std::vector<std::string>& files, const std::string& mac
       py::dict row;
       row["variant"] = v.name;
       for (size_t a = 0; a < axes.size(); ++a) row[py::str(axes[a].label)] = axes[a].values[v.point[a]].text;
+      const WorkloadInfo& info = r.workload_info[w];
       row["workload"] = r.workloads[w];
+      row["model"] = info.model;
+      row["machine"] = r.base_machine;
+      row["batch"] = info.batch;
+      row["dtype"] = info.dtype;
+      row["mode"] = ModeName(info.mode);
       row["step_time_s"] = m.step_time_s;
+      row["step_p10_s"] = m.step.p10_s;
+      row["step_p90_s"] = m.step.p90_s;
       row["unit_time_s"] = m.unit_time_s;
+      row["unit_time_p10_s"] = m.unit_time_p10_s;
+      row["unit_time_p90_s"] = m.unit_time_p90_s;
       row["units_per_day"] = m.units_per_day;
       row["fom"] = v.fom;
+      row["h_rate_low"] = v.h_rate_low;
+      row["h_rate_high"] = v.h_rate_high;
+      for (const char* source : {"measured", "fitted", "scaled", "roofline"}) {
+        auto it = m.step.source_share.find(source);
+        row[py::str(std::string("share_") + source)] = it == m.step.source_share.end() ? 0.0 : it->second;
+      }
+      std::string warnings;
+      for (const std::string& text : m.step.warnings) warnings += (warnings.empty() ? "" : "; ") + text;
+      row["warnings"] = warnings;
       rows.append(row);
     }
   }

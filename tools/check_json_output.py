@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Checks `dlsim estimate --format json` against docs/estimate.schema.json.
+"""Checks dlsim's JSON outputs against their schemas in docs/.
 
-Runs the CLI on a bundled model for inference, training (AdamW, bf16 AMP) and
-data-parallel training, and validates each output against the schema (JSON
+Runs `dlsim estimate` on a bundled model for inference, training (AdamW, bf16
+AMP) and data-parallel training (docs/estimate.schema.json), `dlsim estimate
+--workload` (docs/workload-rates.schema.json) and `dlsim fom`
+(docs/fom.schema.json), and validates each output against its schema (JSON
 Schema draft 2020-12) with the `jsonschema` package (Debian: python3-jsonschema,
 installed by tools/setup.sh). If this interpreter lacks it, the script runs
 itself again under /usr/bin/python3; if no interpreter has it, it exits 77
@@ -20,13 +22,29 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP = 77
 
+# (name, schema file in docs/, dlsim arguments before --format json)
 CASES = [
-    ("inference", ["tests/data/zoo/resnet50.onnx", "--machine", "machines/h100.yaml", "--batch", "16"]),
-    ("training", ["tests/data/zoo/gpt2_small.onnx", "--machine", "machines/h100.yaml", "--batch", "2",
-                  "--mode", "training", "--optimizer", "adamw", "--dtype", "bf16", "--amp"]),
-    ("data-parallel training", ["tests/data/zoo/resnet50.onnx", "--machine", "machines/h200.yaml",
-                                "--batch", "32", "--mode", "training", "--gpus", "8"]),
+    ("inference", "estimate.schema.json",
+     ["estimate", "tests/data/zoo/resnet50.onnx", "--machine", "machines/h100.yaml", "--batch", "16"]),
+    ("training", "estimate.schema.json",
+     ["estimate", "tests/data/zoo/gpt2_small.onnx", "--machine", "machines/h100.yaml", "--batch", "2",
+      "--mode", "training", "--optimizer", "adamw", "--dtype", "bf16", "--amp"]),
+    ("data-parallel training", "estimate.schema.json",
+     ["estimate", "tests/data/zoo/resnet50.onnx", "--machine", "machines/h200.yaml",
+      "--batch", "32", "--mode", "training", "--gpus", "8"]),
+    ("workload rates", "workload-rates.schema.json",
+     ["estimate", "--workload", "workloads/candle-projection.yaml", "--machine", "h200"]),
+    ("fom, estimated", "fom.schema.json", ["fom", "workloads/candle-projection.yaml"]),
+    ("fom, measured", "fom.schema.json", ["fom", "workloads/candle-fom-example.yaml"]),
 ]
+
+
+def summary(doc):
+    if isinstance(doc, list):
+        return f"{len(doc)} workloads"
+    if "fom" in doc:
+        return f"{len(doc['workloads'])} workloads, fom {doc['fom']:.3f}"
+    return f"{len(doc['layers'])} layers, gpu_time_ms {doc['gpu_time_ms']:.3f}"
 
 
 def import_jsonschema():
@@ -53,14 +71,19 @@ def main():
     ap.add_argument("--root", default=ROOT)
     args = ap.parse_args()
     jsonschema = import_jsonschema()
-    with open(os.path.join(args.root, "docs", "estimate.schema.json"), encoding="utf-8") as f:
-        schema = json.load(f)
     validator_cls = jsonschema.Draft202012Validator
-    validator_cls.check_schema(schema)
-    validator = validator_cls(schema)
+    validators = {}
+    for _, schema_file, _ in CASES:
+        if schema_file in validators:
+            continue
+        with open(os.path.join(args.root, "docs", schema_file), encoding="utf-8") as f:
+            schema = json.load(f)
+        validator_cls.check_schema(schema)
+        validators[schema_file] = validator_cls(schema)
     failures = 0
-    for name, argv in CASES:
-        cmd = [args.dlsim, "estimate"] + argv + ["--format", "json"]
+    for name, schema_file, argv in CASES:
+        validator = validators[schema_file]
+        cmd = [args.dlsim] + argv + ["--format", "json"]
         r = subprocess.run(cmd, cwd=args.root, capture_output=True, text=True)
         if r.returncode != 0:
             print(f"FAIL {name}: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()}")
@@ -74,7 +97,7 @@ def main():
         if errors:
             failures += 1
         else:
-            print(f"ok   {name}: {len(doc['layers'])} layers, gpu_time_ms {doc['gpu_time_ms']:.3f}")
+            print(f"ok   {name}: {summary(doc)}")
     return 1 if failures else 0
 
 

@@ -98,7 +98,11 @@ def sweep(workloads, machine=None, grid=None, *, threads=0):
     value "x1.5" multiplies the base figure, a number sets it (SI units).
     One row per variant and workload, the columns of `dlsim sweep --format
     csv`: variant, one per grid field (the value as written), workload,
-    step_time_s, unit_time_s, units_per_day, fom. pandas.DataFrame(rows).
+    model, machine, batch, dtype, mode, step_time_s, step_p10_s, step_p90_s,
+    unit_time_s, unit_time_p10_s, unit_time_p90_s, units_per_day, fom,
+    h_rate_low, h_rate_high, share_measured, share_fitted, share_scaled,
+    share_roofline, warnings (docs/fom.md, "Provenance").
+    pandas.DataFrame(rows).
     """
     if isinstance(workloads, (str, os.PathLike)):
         workloads = [workloads]

@@ -11,6 +11,7 @@
 #include "dlsim/report/report.h"
 #include "format_option.h"
 #include "model_options.h"
+#include "option_rules.h"
 #include "output_file.h"
 
 namespace dlsim::cli {
@@ -56,8 +57,10 @@ void PrintTable(const Analysis& a, int top) {
   for (const std::string& n : a.notes) std::printf("  - %s\n", n.c_str());
 }
 
-Status RunAnalyze(const AnalyzeArgs& args) {
+Status RunAnalyze(const CLI::App& cmd, const AnalyzeArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
+  DLSIM_RETURN_IF_ERROR(CheckTableOnly(cmd, {"--top"}, format));
+  DLSIM_RETURN_IF_ERROR(CheckModelOptionsApply(cmd, args.model_opts));
   if (args.top < 0) return InvalidArgument("--top must be 0 (all) or more");
   DLSIM_ASSIGN_OR_RETURN(EstimateSetup setup, LoadEstimateSetup(args.model, args.model_opts, args.machine));
   const Machine& machine = setup.machine;
@@ -101,8 +104,8 @@ void RegisterAnalyzeCommand(CLI::App& app, int* exit_code) {
                   "to FILE (docs/reports.md)")
       ->type_name("FILE");
   AddModelOptions(cmd, &args->model_opts, true);
-  cmd->callback([args, exit_code] {
-    Status s = RunAnalyze(*args);
+  cmd->callback([cmd, args, exit_code] {
+    Status s = RunAnalyze(*cmd, *args);
     *exit_code = s.ok() ? 0 : ReportError(s);
   });
 }

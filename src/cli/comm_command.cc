@@ -6,6 +6,8 @@
 
 #include "commands.h"
 #include "format_option.h"
+#include "dlsim/report/report.h"
+#include "option_rules.h"
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/collective/collective.h"
 
@@ -20,9 +22,10 @@ struct CommArgs {
   FormatOption format;
 };
 
-void PrintRows(const CollectiveModel& model, const CollectiveTable& table, bool csv) {
+void PrintRows(const CollectiveModel& model, const CollectiveTable& table, bool csv,
+               const std::string& machine) {
   if (csv) {
-    std::printf("collective,gpus,bytes,measured_us,alpha_beta_us,method,error_pct\n");
+    std::printf("machine,collective,gpus,bytes,measured_us,alpha_beta_us,method,error_pct\n");
   } else {
     std::printf("%-15s %5s %14s %12s %12s %-13s %8s\n", "collective", "gpus", "bytes",
                 "measured_us", "model_us", "model", "error");
@@ -31,6 +34,7 @@ void PrintRows(const CollectiveModel& model, const CollectiveTable& table, bool 
     for (const CollectiveTable::Point& p : *table.Rows(c, gpus)) {
       const CommTime ab = model.AlphaBetaTime(c, gpus, p.bytes);
       const double err = (ab.time_s / p.time_s - 1) * 100;
+      if (csv) std::printf("%s,", CsvField(machine).c_str());
       std::printf(csv ? "%s,%d,%.0f,%.3f,%.3f,%s,%.1f\n" : "%-15s %5d %14.0f %12.3f %12.3f %-13s %+7.1f%%\n",
                   CollectiveName(c), gpus, p.bytes, p.time_s * 1e6, ab.time_s * 1e6,
                   ab.method.c_str(), err);
@@ -61,8 +65,12 @@ size_t FitRowCount(const CollectiveTable& t) {
   return n;
 }
 
-Status RunComm(const CommArgs& args) {
+Status RunComm(const CLI::App& cmd, const CommArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
+  if (args.fit_tables.empty()) {
+    DLSIM_RETURN_IF_ERROR(RefuseGiven(cmd, {"--fit-collective"}, "no --fit",
+                                      "it picks the rows of the --fit tables"));
+  }
   DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachineByName(args.machine));
   CollectiveTable table;
   for (const std::string& path : args.tables) {
@@ -95,7 +103,7 @@ Status RunComm(const CommArgs& args) {
     if (line > 0) machine.node.scale_up.efficiency = std::min(1.0, fit.bw_bytes_per_s / line);
   }
   const CollectiveModel model(machine, CollectiveTable());
-  PrintRows(model, table, format == OutputFormat::kCsv);
+  PrintRows(model, table, format == OutputFormat::kCsv, machine.name);
   return Status::Ok();
 }
 
@@ -113,8 +121,8 @@ void RegisterCommCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--fit-collective", args->fit_collective,
                   "fit on this collective's rows only (all_reduce, reduce_scatter, all_gather)");
   AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kCsv});
-  cmd->callback([args, exit_code] {
-    Status s = RunComm(*args);
+  cmd->callback([cmd, args, exit_code] {
+    Status s = RunComm(*cmd, *args);
     if (!s.ok()) *exit_code = ReportError(s);
   });
 }

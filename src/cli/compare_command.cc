@@ -11,6 +11,7 @@
 #include "dlsim/profile/compare.h"
 #include "dlsim/report/compare_report.h"
 #include "model_options.h"
+#include "option_rules.h"
 
 namespace dlsim::cli {
 namespace {
@@ -27,8 +28,10 @@ struct CompareArgs {
   ModelOptions model_opts;
 };
 
-Status RunCompare(const CompareArgs& args) {
+Status RunCompare(const CLI::App& cmd, const CompareArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
+  DLSIM_RETURN_IF_ERROR(CheckTableOnly(cmd, {"--top"}, format));
+  DLSIM_RETURN_IF_ERROR(CheckModelOptionsApply(cmd, args.model_opts));
   if (args.iterations < 0) {
     return InvalidArgument("--iterations must be 0 (detect) or more, got " + std::to_string(args.iterations));
   }
@@ -84,8 +87,8 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
                   "model iterations the trace holds (0: detect from the repeating kernel names)")
       ->capture_default_str();
   AddModelOptions(cmd, &args->model_opts, true);
-  cmd->callback([args, exit_code] {
-    Status s = RunCompare(*args);
+  cmd->callback([cmd, args, exit_code] {
+    Status s = RunCompare(*cmd, *args);
     *exit_code = s.ok() ? 0 : ReportError(s);
   });
 }

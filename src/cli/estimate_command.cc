@@ -14,6 +14,7 @@
 #include "dlsim/report/report.h"
 #include "format_option.h"
 #include "model_options.h"
+#include "option_rules.h"
 #include "output_file.h"
 
 namespace dlsim::cli {
@@ -49,41 +50,72 @@ Status WriteReportFiles(const EstimateArgs& args, const Estimate& e, const Machi
   return Status::Ok();
 }
 
-// --workload: step, epoch, unit time and units/day of each workload.
-Status RunWorkloads(const EstimateArgs& args, OutputFormat format) {
-  if (format == OutputFormat::kCsv) {
-    return InvalidArgument("--format csv reports one model; --workload prints table or json");
+// --workload: step, epoch, unit time and units/day of each workload, with
+// the band, pricing sources and warnings of its estimate.
+void PrintWorkloadRate(const WorkloadRate& w) {
+  const MachineRate& r = w.rate;
+  const double epoch_s = r.step_time_s * static_cast<double>(r.steps_per_epoch);
+  std::printf("%s on %s (%s)\n", w.info.name.c_str(), w.machine.c_str(), RateBasisName(r.basis));
+  if (r.basis == RateBasis::kEstimated) {
+    std::printf("  step %s (P10-P90 %s - %s), %lld steps/epoch, epoch %s\n",
+                FormatTime(r.step_time_s).c_str(), FormatTime(r.step.p10_s).c_str(),
+                FormatTime(r.step.p90_s).c_str(), static_cast<long long>(r.steps_per_epoch),
+                FormatTime(epoch_s).c_str());
   }
+  std::printf("  unit of work %.3f h, %lld concurrent units, %.2f units/day\n  %s\n",
+              r.unit_time_s / 3600, static_cast<long long>(r.concurrent_units), r.units_per_day,
+              RateProvenanceText(r).c_str());
+  for (const std::string& text : r.step.warnings) std::printf("  warning: %s\n", text.c_str());
+}
+
+Status RunWorkloads(const EstimateArgs& args, OutputFormat format) {
   DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(args.workload));
   DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
   StepTimeFn step_time = MakeStepTimeFn();
   std::vector<WorkloadRate> rates;
   for (const Workload& w : wf.workloads) {
     DLSIM_ASSIGN_OR_RETURN(MachineRate r, RateOnMachine(w, machine, step_time));
-    const double epoch_s = r.step_time_s * static_cast<double>(r.steps_per_epoch);
-    rates.push_back({w.name, machine.name, r});
-    if (format == OutputFormat::kTable) {
-      std::printf("%s on %s (%s)\n  step %s, %lld steps/epoch, epoch %s\n"
-                  "  unit of work %.3f h, %lld concurrent units, %.2f units/day\n",
-                  w.name.c_str(), machine.name.c_str(), RateBasisName(r.basis),
-                  FormatTime(r.step_time_s).c_str(), static_cast<long long>(r.steps_per_epoch),
-                  FormatTime(epoch_s).c_str(), r.unit_time_s / 3600,
-                  static_cast<long long>(r.concurrent_units), r.units_per_day);
-    }
+    rates.push_back({InfoOf(w), machine.name, r});
+    if (format == OutputFormat::kTable) PrintWorkloadRate(rates.back());
   }
   if (format == OutputFormat::kJson) std::cout << WorkloadRatesToJson(rates) << "\n";
+  if (format == OutputFormat::kCsv) std::cout << WorkloadRatesToCsv(rates);
   return Status::Ok();
 }
 
-Status RunEstimate(const EstimateArgs& args) {
+// --workload: the workload file fixes the model and how it runs; the layer
+// table and the one-model files do not exist.
+Status CheckWorkloadOptions(const CLI::App& cmd) {
+  if (Given(cmd, "model")) {
+    return InvalidArgument("give a MODEL.onnx or --workload FILE, not both");
+  }
+  DLSIM_RETURN_IF_ERROR(RefuseGiven(
+      cmd, {"--batch", "--input", "--dim", "--dtype", "--tf32", "--layout", "--strict", "--amp",
+            "--fuse", "--mode", "--optimizer", "--checkpoint-activations",
+            "--per-tensor-optimizer", "--gpus", "--zero"},
+      "--workload", "the workload file fixes the model, batch, dtype, mode and optimizer"));
+  return RefuseGiven(cmd, {"--html", "--trace", "--csv", "--top", "--sort", "--quiet"},
+                     "--workload", "it reports one model's layers; --workload prints one row per workload");
+}
+
+// One model: --top and --sort order the layer table, which --quiet and the
+// other formats do not print.
+Status CheckModelReportOptions(const CLI::App& cmd, const EstimateArgs& args, OutputFormat format) {
+  DLSIM_RETURN_IF_ERROR(CheckTableOnly(cmd, {"--top", "--sort", "--quiet"}, format));
+  if (args.quiet) {
+    DLSIM_RETURN_IF_ERROR(RefuseGiven(cmd, {"--top", "--sort"}, "--quiet",
+                                      "--quiet prints the headline without the layer table"));
+  }
+  return CheckModelOptionsApply(cmd, args.model_opts);
+}
+
+Status RunEstimate(const CLI::App& cmd, const EstimateArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, args.format.Parse());
   if (!args.workload.empty()) {
-    if (!args.html_path.empty() || !args.trace_path.empty() || !args.csv_path.empty()) {
-      return InvalidArgument(
-          "--html, --trace and --csv report one model; they do not apply to --workload");
-    }
+    DLSIM_RETURN_IF_ERROR(CheckWorkloadOptions(cmd));
     return RunWorkloads(args, format);
   }
+  DLSIM_RETURN_IF_ERROR(CheckModelReportOptions(cmd, args, format));
   if (args.model.empty()) return InvalidArgument("give a MODEL.onnx or --workload FILE");
   DLSIM_ASSIGN_OR_RETURN(EstimateSetup setup, LoadEstimateSetup(args.model, args.model_opts, args.machine));
   const Machine& machine = setup.machine;
@@ -117,7 +149,7 @@ void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
                   "workload YAML: report step, epoch, unit time and units/day instead");
   cmd->add_option("--machine", args->machine, "machine YAML or bundled name (h100, a100, ...)")
       ->capture_default_str();
-  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv}, "(--workload: table or json)");
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv}, "(--workload: one row per workload)");
   cmd->add_option("--trace", args->trace_path,
                   "also write the simulated timeline as Chrome-trace JSON")
       ->type_name("FILE");
@@ -133,8 +165,8 @@ void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"time", "graph"}));
   cmd->add_flag("--quiet", args->quiet, "table: the headline alone (the figure to quote)");
   AddModelOptions(cmd, &args->model_opts, true);
-  cmd->callback([args, exit_code] {
-    Status s = RunEstimate(*args);
+  cmd->callback([cmd, args, exit_code] {
+    Status s = RunEstimate(*cmd, *args);
     *exit_code = s.ok() ? 0 : ReportError(s);
   });
 }

@@ -26,12 +26,31 @@ struct FomInputs {
   std::string baseline;
 };
 
+// A study file's target: or baseline: (`path`, from `file`) kept in `*kept`;
+// two files naming different machines are refused unless `option` decides.
+Status KeepStudyMachine(const std::string& path, const std::string& file, const char* key,
+                        const char* option, bool option_given, std::string* kept,
+                        std::string* kept_file) {
+  if (path.empty() || option_given) return Status::Ok();
+  if (kept->empty()) {
+    *kept = path;
+    *kept_file = file;
+    return Status::Ok();
+  }
+  if (*kept == path) return Status::Ok();
+  return InvalidArgument(file + " names " + key + " " + path + " but " + *kept_file + " names " +
+                         *kept + "; give " + option + " to choose");
+}
+
 Result<FomInputs> Gather(const FomArgs& args) {
   FomInputs in;
+  std::string target_file, baseline_file;
   for (const std::string& f : args.files) {
     DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(f));
-    if (in.target.empty()) in.target = wf.target_path;
-    if (in.baseline.empty()) in.baseline = wf.baseline_path;
+    DLSIM_RETURN_IF_ERROR(KeepStudyMachine(wf.target_path, f, "target:", "--machine",
+                                           !args.machine.empty(), &in.target, &target_file));
+    DLSIM_RETURN_IF_ERROR(KeepStudyMachine(wf.baseline_path, f, "baseline:", "--baseline",
+                                           !args.baseline.empty(), &in.baseline, &baseline_file));
     for (Workload& w : wf.workloads) in.workloads.push_back(std::move(w));
   }
   if (!args.machine.empty()) in.target = ResolveMachinePath(args.machine);
@@ -53,6 +72,7 @@ void PrintTable(const FomResult& r) {
   std::printf("\nharmonic mean units/day: target %.2f, baseline %.2f\n", r.h_target, r.h_baseline);
   std::printf("FOM = H(target)/H(baseline) = %.3f   (arithmetic mean of ratios %.3f)\n", r.fom,
               r.arithmetic_mean_ratio);
+  std::printf("%s", FomProvenanceText(r).c_str());
 }
 
 Status RunFom(const FomArgs& args) {
@@ -63,6 +83,8 @@ Status RunFom(const FomArgs& args) {
   DLSIM_ASSIGN_OR_RETURN(FomResult r, ComputeFom(in.workloads, target, baseline, MakeStepTimeFn()));
   if (format == OutputFormat::kJson) {
     std::cout << FomToJson(r) << "\n";
+  } else if (format == OutputFormat::kCsv) {
+    std::cout << FomToCsv(r);
   } else {
     PrintTable(r);
   }
@@ -77,7 +99,7 @@ void RegisterFomCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("workloads", args->files, "workload or FOM study YAML files")->required();
   cmd->add_option("--machine", args->machine, "target machine (default: the study's target)");
   cmd->add_option("--baseline", args->baseline, "baseline machine (default: the study's baseline)");
-  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson});
+  AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv});
   cmd->callback([args, exit_code] {
     Status s = RunFom(*args);
     *exit_code = s.ok() ? 0 : ReportError(s);

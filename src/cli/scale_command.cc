@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "format_option.h"
+#include "option_rules.h"
 #include "dlsim/distributed/layout_search.h"
 #include "dlsim/distributed/plan_overrides.h"
 #include "dlsim/distributed/scale_run.h"
@@ -61,8 +62,31 @@ Result<TrainingJob> LoadJob(const ScaleArgs& a) {
   return job;
 }
 
-Status RunScale(const ScaleArgs& a) {
+// --dim reads the ONNX model; --top lists searched layouts; --calls prints
+// one microbatch's calls as CSV and nothing else.
+Status CheckScaleOptions(const CLI::App& cmd, const ScaleArgs& a, OutputFormat format) {
+  if (a.onnx.empty()) {
+    DLSIM_RETURN_IF_ERROR(RefuseGiven(cmd, {"--dim"}, "a job file",
+                                      "it sets a symbolic dim of the --onnx model"));
+  }
+  if (a.calls) {
+    DLSIM_RETURN_IF_ERROR(RefuseGiven(cmd, {"--search", "--gpus", "--top", "--baseline"}, "--calls",
+                                      "--calls lists one microbatch's calls on --machine"));
+    if (Given(cmd, "--format") && format != OutputFormat::kCsv) {
+      return InvalidArgument(std::string("--format ") + OutputFormatName(format) +
+                             " does not apply with --calls (the calls are listed as CSV)");
+    }
+  }
+  if (!a.search) {
+    DLSIM_RETURN_IF_ERROR(RefuseGiven(cmd, {"--top"}, "no --search",
+                                      "it is the number of searched layouts to list"));
+  }
+  return Status::Ok();
+}
+
+Status RunScale(const CLI::App& cmd, const ScaleArgs& a) {
   DLSIM_ASSIGN_OR_RETURN(const OutputFormat format, a.format.Parse());
+  DLSIM_RETURN_IF_ERROR(CheckScaleOptions(cmd, a, format));
   DLSIM_ASSIGN_OR_RETURN(TrainingJob job, LoadJob(a));
   DLSIM_RETURN_IF_ERROR(ApplyOverrides(a.plan, &job.plan));
   if (!a.search && a.gpus > 0 && a.gpus != job.plan.gpus()) {
@@ -74,7 +98,8 @@ Status RunScale(const ScaleArgs& a) {
   std::ostringstream out;
   if (a.calls) {
     DLSIM_RETURN_IF_ERROR(ValidatePlan(job.model, job.plan).WithContext(job.source_path));
-    WritePricedCallsCsv(out, target->model().MicrobatchCalls(job.model, job.plan));
+    WritePricedCallsCsv(out, target->model().MicrobatchCalls(job.model, job.plan), job,
+                        target->machine().name);
     std::cout << out.str();
     return Status::Ok();
   }
@@ -148,8 +173,8 @@ void RegisterScaleCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   AddFormatOption(cmd, &a->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv});
-  cmd->callback([a, exit_code] {
-    Status s = RunScale(*a);
+  cmd->callback([cmd, a, exit_code] {
+    Status s = RunScale(*cmd, *a);
     if (!s.ok()) *exit_code = ReportError(s);
   });
 }

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "format_option.h"
 #include "output_file.h"
+#include "dlsim/report/report.h"
 #include "dlsim/estimate/sweep.h"
 #include "dlsim/estimate/sweep_files.h"
 
@@ -25,9 +26,11 @@ struct SweepArgs {
 void PrintTable(const SweepGrid& grid, const SweepResult& r) {
   std::printf("sweep of %s: %zu variants x %zu workloads, base H = %.4g units/day\n\n",
               r.base_machine.c_str(), r.variants.size(), r.workloads.size(), r.base.h_rate);
-  std::printf("%-48s %14s %8s\n", "variant", "H units/day", "FOM");
+  std::printf("%-48s %14s %21s %8s  %s\n", "variant", "H units/day", "H at P90-P10 times", "FOM",
+              "priced by (share of kernel time)");
   for (const SweepVariant& v : r.variants) {
-    std::printf("%-48s %14.4g %8.3f\n", v.name.c_str(), v.h_rate, v.fom);
+    std::printf("%-48s %14.4g %10.4g-%-10.4g %8.3f  %s\n", v.name.c_str(), v.h_rate,
+                v.h_rate_low, v.h_rate_high, v.fom, SourceShareText(v.source_share).c_str());
   }
   std::printf("\nsensitivity (range of mean FOM over each field's values):\n");
   for (const FieldSensitivity& s : r.sensitivity) {

@@ -3,7 +3,9 @@
 // its per-benchmark rates, since they are rates; FOM = H(target)/H(baseline).
 #include "dlsim/estimate/fom.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 
 namespace dlsim {
@@ -29,13 +31,17 @@ Result<MachineRate> EstimatedRate(const Workload& w, const Machine& m,
   }
   auto step = step_time(w, m);
   if (!step.ok()) return step.status().WithContext(where);
-  if (!(std::isfinite(*step) && *step > 0)) {
-    return Internal(where + ": the estimator returned a step time of " + Fmt(*step) + " s");
+  const double step_s = step->step_time_s;
+  if (!(std::isfinite(step_s) && step_s > 0)) {
+    return Internal(where + ": the estimator returned a step time of " + Fmt(step_s) + " s");
   }
   rate.basis = RateBasis::kEstimated;
-  rate.step_time_s = *step;
+  rate.step_time_s = step_s;
   rate.steps_per_epoch = StepsPerEpoch(w.dataset, w.batch * GpusPerUnit(w, m));
-  rate.unit_time_s = UnitTimeS(*step, rate.steps_per_epoch, w.epochs, w.setup_s);
+  rate.unit_time_s = UnitTimeS(step_s, rate.steps_per_epoch, w.epochs, w.setup_s);
+  rate.unit_time_p10_s = UnitTimeS(step->p10_s, rate.steps_per_epoch, w.epochs, w.setup_s);
+  rate.unit_time_p90_s = UnitTimeS(step->p90_s, rate.steps_per_epoch, w.epochs, w.setup_s);
+  rate.step = std::move(*step);
   if (!(std::isfinite(rate.unit_time_s) && rate.unit_time_s > 0)) {
     // The workload reader refuses a split that leaves no step; this guards the rest.
     return InvalidArgument(where + ": a unit of work takes " + Fmt(rate.unit_time_s) +
@@ -46,7 +52,44 @@ Result<MachineRate> EstimatedRate(const Workload& w, const Machine& m,
   return rate;
 }
 
+// The warnings of a row: each machine's (prefixed with its name, once each),
+// and a ratio of two machines priced from one reference's calibration.
+std::vector<std::string> RowWarnings(const FomRow& row, const Machine& target,
+                                     const Machine& baseline) {
+  std::vector<std::string> out;
+  const std::string& ref = target.calibration.scale_from;
+  const bool both_estimated = row.target.basis == RateBasis::kEstimated &&
+                              row.baseline.basis == RateBasis::kEstimated;
+  if (both_estimated && !ref.empty() && ref == baseline.calibration.scale_from) {
+    out.push_back("both machines scaled from " + std::filesystem::path(ref).stem().string() +
+                  ": the ratio reflects their specifications, not a calibration of either");
+  }
+  for (const MachineRate* r : {&row.target, &row.baseline}) {
+    for (const std::string& w : r->step.warnings) {
+      const std::string text = r->machine + ": " + w;
+      if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+StepEstimate PlainStep(double step_time_s) {
+  StepEstimate s;
+  s.step_time_s = s.p10_s = s.p90_s = step_time_s;
+  return s;
+}
+
+WorkloadInfo InfoOf(const Workload& w) {
+  WorkloadInfo info;
+  info.name = w.name;
+  if (w.model) info.model = std::filesystem::path(w.model->onnx_path).stem().string();
+  info.batch = w.batch;
+  info.dtype = w.dtype;
+  info.mode = w.mode;
+  return info;
+}
 
 int64_t TrainSamplesPerEpoch(const DatasetSpec& dataset) {
   // The tiny bias keeps 1000 × (1 − 0.1) from flooring to 899 in binary.
@@ -127,6 +170,7 @@ Result<MachineRate> RateOnMachine(const Workload& workload, const Machine& machi
     rate.units_per_day = fig->units_per_day;
     rate.unit_time_s = kSecondsPerDay * units / fig->units_per_day;
   }
+  rate.unit_time_p10_s = rate.unit_time_p90_s = rate.unit_time_s;
   return rate;
 }
 
@@ -141,6 +185,7 @@ Result<FomResult> ComputeFom(const std::vector<Workload>& workloads, const Machi
   for (const Workload& w : workloads) {
     FomRow row;
     row.workload = w.name;
+    row.info = InfoOf(w);
     DLSIM_ASSIGN_OR_RETURN(row.target, RateOnMachine(w, target, step_time));
     DLSIM_ASSIGN_OR_RETURN(row.baseline, RateOnMachine(w, baseline, step_time));
     row.unit_time_target_s = row.target.unit_time_s;
@@ -148,6 +193,7 @@ Result<FomResult> ComputeFom(const std::vector<Workload>& workloads, const Machi
     row.rate_target = row.target.units_per_day;
     row.rate_baseline = row.baseline.units_per_day;
     row.ratio = row.rate_target / row.rate_baseline;
+    row.warnings = RowWarnings(row, target, baseline);
     ratio_sum += row.ratio;
     target_rates.push_back(row.rate_target);
     baseline_rates.push_back(row.rate_baseline);

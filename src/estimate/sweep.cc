@@ -13,16 +13,28 @@ Status PriceVariant(const std::vector<Workload>& workloads, const Machine& machi
                     const StepTimeFn& step_time, SweepVariant* out) {
   out->name = machine.name;
   out->rates.clear();
-  std::vector<double> rates;
+  std::vector<double> rates, low, high;
+  double weight = 0;
+  out->source_share.clear();
   for (const Workload& w : workloads) {
     auto rate = RateOnMachine(w, machine, step_time);
     if (!rate.ok()) return rate.status();  // names the workload and machine
+    const double units = static_cast<double>(rate->concurrent_units);
     rates.push_back(rate->units_per_day);
+    low.push_back(UnitsPerDay(rate->unit_time_p90_s, units));
+    high.push_back(UnitsPerDay(std::max(rate->unit_time_p10_s, 1e-30), units));
+    for (const auto& [source, share] : rate->step.source_share) {
+      out->source_share[source] += share * rate->unit_time_s;
+    }
+    weight += rate->unit_time_s;
     out->rates.push_back(std::move(rate).value());
   }
+  for (auto& [source, share] : out->source_share) share = weight > 0 ? share / weight : 0;
   auto h = HarmonicMean(rates);
   if (!h.ok()) return h.status().WithContext(machine.name);
   out->h_rate = *h;
+  DLSIM_ASSIGN_OR_RETURN(out->h_rate_low, HarmonicMean(low));
+  DLSIM_ASSIGN_OR_RETURN(out->h_rate_high, HarmonicMean(high));
   return Status::Ok();
 }
 
@@ -41,7 +53,7 @@ int ThreadCount(const SweepOptions& options, size_t jobs) {
 }
 
 std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
@@ -70,7 +82,10 @@ Result<SweepResult> RunSweep(const std::vector<Workload>& workloads, const Machi
   for (Workload& w : estimated) w.measured.clear();
   SweepResult r;
   r.base_machine = base.name;
-  for (const Workload& w : estimated) r.workloads.push_back(w.name);
+  for (const Workload& w : estimated) {
+    r.workloads.push_back(w.name);
+    r.workload_info.push_back(InfoOf(w));
+  }
   Machine reference = AsSweepReference(base);
   reference.name = base.name + "[base]";
   DLSIM_RETURN_IF_ERROR(PriceVariant(estimated, reference, step_time, &r.base));
@@ -120,15 +135,31 @@ std::vector<FieldSensitivity> SweepSensitivity(const SweepGrid& grid,
 
 std::string SweepCsv(const SweepGrid& grid, const SweepResult& result) {
   std::string csv = "variant";
-  for (const SweepAxis& a : grid.axes) csv += "," + a.label;
-  csv += ",workload,step_time_s,unit_time_s,units_per_day,fom\n";
+  for (const SweepAxis& a : grid.axes) csv += "," + CsvField(a.label);
+  csv += ",workload,model,machine,batch,dtype,mode,step_time_s,step_p10_s,step_p90_s,unit_time_s,"
+         "unit_time_p10_s,unit_time_p90_s,units_per_day,fom,h_rate_low,h_rate_high,share_measured,"
+         "share_fitted,share_scaled,share_roofline,warnings\n";
   for (const SweepVariant& v : result.variants) {
     std::string head = CsvField(v.name);
-    for (size_t a = 0; a < grid.axes.size(); ++a) head += "," + grid.axes[a].values[v.point[a]].text;
+    for (size_t a = 0; a < grid.axes.size(); ++a) {
+      head += "," + CsvField(grid.axes[a].values[v.point[a]].text);
+    }
     for (size_t w = 0; w < v.rates.size(); ++w) {
       const MachineRate& m = v.rates[w];
-      csv += head + "," + CsvField(result.workloads[w]) + "," + Num(m.step_time_s) + "," +
-             Num(m.unit_time_s) + "," + Num(m.units_per_day) + "," + Num(v.fom) + "\n";
+      const WorkloadInfo& info = result.workload_info[w];
+      csv += head + "," + CsvField(result.workloads[w]) + "," + CsvField(info.model) + "," +
+             CsvField(result.base_machine) + "," + std::to_string(info.batch) + "," +
+             CsvField(info.dtype) + "," + ModeName(info.mode) + "," + Num(m.step_time_s) + "," +
+             Num(m.step.p10_s) + "," + Num(m.step.p90_s) + "," + Num(m.unit_time_s) + "," +
+             Num(m.unit_time_p10_s) + "," + Num(m.unit_time_p90_s) + "," + Num(m.units_per_day) +
+             "," + Num(v.fom) + "," + Num(v.h_rate_low) + "," + Num(v.h_rate_high);
+      for (const char* source : {"measured", "fitted", "scaled", "roofline"}) {
+        auto it = m.step.source_share.find(source);
+        csv += "," + Num(it == m.step.source_share.end() ? 0.0 : it->second);
+      }
+      std::string warnings;
+      for (const std::string& text : m.step.warnings) warnings += (warnings.empty() ? "" : "; ") + text;
+      csv += "," + CsvField(warnings) + "\n";
     }
   }
   return csv;

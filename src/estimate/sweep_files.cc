@@ -12,11 +12,19 @@ Result<SweepRun> RunSweepOnFiles(const std::vector<std::string>& files, const st
                                  const std::vector<std::string>& grid_specs,
                                  const SweepOptions& options) {
   DLSIM_ASSIGN_OR_RETURN(SweepGrid grid, ParseSweepGrid(grid_specs));
-  std::string base_path;
+  std::string base_path, base_file;
   std::vector<Workload> workloads;
   for (const std::string& f : files) {
     DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(f));
-    if (base_path.empty()) base_path = wf.target_path;
+    if (machine.empty() && !base_path.empty() && !wf.target_path.empty() &&
+        wf.target_path != base_path) {
+      return InvalidArgument(f + " names target: " + wf.target_path + " but " + base_file +
+                             " names " + base_path + "; give --machine to choose the base");
+    }
+    if (base_path.empty()) {
+      base_path = wf.target_path;
+      base_file = f;
+    }
     for (Workload& w : wf.workloads) workloads.push_back(std::move(w));
   }
   if (!machine.empty()) base_path = ResolveMachinePath(machine);

@@ -175,6 +175,9 @@ Result<Comparison> CompareProfile(const Estimate& estimate, const ProfileTrace& 
   Comparison cmp;
   cmp.model = estimate.model;
   cmp.machine = estimate.machine;
+  cmp.batch = estimate.batch;
+  cmp.dtype = estimate.dtype;
+  cmp.mode = estimate.mode;
   cmp.trace = trace.origin;
   cmp.device = trace.device;
   cmp.estimated_gpu_s = estimate.gpu_time_s;

@@ -120,15 +120,18 @@ std::string ComparisonToJson(const Comparison& c) {
 }
 
 void WriteComparisonCsv(std::ostream& out, const Comparison& c) {
-  out << "layer,op_type,estimated_ms,measured_ms,ratio,expected_kernel_ms,extra_ms,gap_ms,"
-         "kernels,expected_calls,missing_calls,flags\n";
+  out << "model,machine,batch,dtype,mode,layer,op_type,estimated_ms,measured_ms,ratio,"
+         "expected_kernel_ms,extra_ms,gap_ms,kernels,expected_calls,missing_calls,flags\n";
+  const std::string head = CsvField(c.model) + "," + CsvField(c.machine) + "," +
+                           std::to_string(c.batch) + "," + CsvField(c.dtype) + "," + ModeName(c.mode) + ",";
   for (const LayerComparison& l : c.layers) {
     char buf[256];
     std::snprintf(buf, sizeof buf, ",%.6f,%.6f,%.4f,%.6f,%.6f,%.6f,%.2f,%d,%d,", l.estimated_s * 1e3,
                   l.measured_s * 1e3, l.estimated_s > 0 ? l.measured_s / l.estimated_s : 0.0,
                   l.expected_kernel_s * 1e3, l.extra_s * 1e3, l.gap_s * 1e3, l.kernels,
                   l.expected_calls, l.missing_calls);
-    out << CsvField(l.name) << "," << CsvField(l.op_type) << buf << CsvField(Join(l.flags, ";", 99)) << "\n";
+    out << head << CsvField(l.name) << "," << CsvField(l.op_type) << buf
+        << CsvField(Join(l.flags, ";", 99)) << "\n";
   }
 }
 

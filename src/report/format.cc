@@ -39,10 +39,30 @@ std::string FormatTime(double seconds) {
 }
 
 std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
+}
+
+}  // namespace dlsim
+
+namespace dlsim {
+
+std::string SourceShareText(const std::map<std::string, double>& shares) {
+  std::string text;
+  for (const auto& [source, share] : shares) {
+    if (share <= 0) continue;
+    char buf[64];
+    if (share < 0.005) {
+      std::snprintf(buf, sizeof buf, "%s%s <1 %%", text.empty() ? "" : ", ", source.c_str());
+    } else {
+      std::snprintf(buf, sizeof buf, "%s%s %.0f %%", text.empty() ? "" : ", ", source.c_str(),
+                    100 * share);
+    }
+    text += buf;
+  }
+  return text.empty() ? "-" : text;
 }
 
 }  // namespace dlsim

@@ -6,6 +6,7 @@
 
 #include "dlsim/cost/cost_model.h"
 #include "dlsim/report/report.h"
+#include "dlsim/util/mode.h"
 
 namespace dlsim {
 
@@ -185,11 +186,15 @@ void WriteLayoutSearchTable(std::ostream& out, const LayoutSearchResult& r,
 }
 
 void WritePricedCallsCsv(std::ostream& out,
-                         const std::vector<ParallelStepModel::PricedCall>& calls) {
-  out << "part,phase,key,time_us,source\n";
+                         const std::vector<ParallelStepModel::PricedCall>& calls,
+                         const TrainingJob& job, const std::string& machine) {
+  out << "part,phase,key,time_us,source,model,machine,batch,dtype,mode\n";
+  const std::string tail = CsvField(job.model.name) + "," + CsvField(machine) + "," +
+                           std::to_string(job.plan.microbatch) + "," + DTypeName(job.plan.dtype) +
+                           "," + ModeName(Mode::kTraining) + "\n";
   for (const auto& c : calls) {
     out << c.part << "," << PhaseName(c.call.phase) << "," << CsvField(c.call.Key()) << ","
-        << c.cost.time_s * 1e6 << "," << CostSourceName(c.cost.source) << "\n";
+        << c.cost.time_s * 1e6 << "," << CostSourceName(c.cost.source) << "," << tail;
   }
 }
 
@@ -198,13 +203,13 @@ void WriteLayoutCsv(std::ostream& out, const std::vector<ParallelStepEstimate>& 
   out << "model,machine,gpus,tensor,pipeline,data,virtual_stages,microbatch,global_batch,"
          "sequence_parallel,recompute,zero,dtype,step_s,step_p10_s,step_p90_s,compute_s,"
          "tensor_comm_s,pipeline_comm_s,bubble_s,data_comm_s,optimizer_s,model_tflops_per_gpu,"
-         "mfu,memory_gib,fits\n";
+         "mfu,memory_gib,fits,mode\n";
   for (const ParallelStepEstimate& e : layouts) {
     const ParallelPlan& p = e.plan;
     char buf[512];
     std::snprintf(buf, sizeof buf,
                   ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-                  "%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%d\n",
+                  "%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%d,training\n",
                   static_cast<long long>(p.gpus()), static_cast<long long>(p.tensor),
                   static_cast<long long>(p.pipeline), static_cast<long long>(p.data),
                   static_cast<long long>(p.virtual_stages), static_cast<long long>(p.microbatch),

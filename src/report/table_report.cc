@@ -118,13 +118,16 @@ void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOption
 }
 
 void WriteEstimateCsv(std::ostream& out, const Estimate& e) {
-  out << "layer,op_type,kernels,flops,bytes,fwd_ms,bwd_ms,time_ms,bound,source\n";
+  out << "model,machine,batch,dtype,mode,layer,op_type,kernels,flops,bytes,fwd_ms,bwd_ms,time_ms,"
+         "bound,source\n";
+  const std::string head = CsvField(e.model) + "," + CsvField(e.machine) + "," +
+                           std::to_string(e.batch) + "," + CsvField(e.dtype) + "," + ModeName(e.mode) + ",";
   for (const LayerEstimate& l : e.layers) {
     char buf[256];
     std::snprintf(buf, sizeof buf, ",%zu,%.0f,%.0f,%.6f,%.6f,%.6f,%s,%s\n", l.calls.size(),
                   l.flops, l.bytes, l.fwd_s * 1e3, l.bwd_s * 1e3, l.time_s() * 1e3,
                   BoundName(l.bound()), CostSourceName(l.source()));
-    out << CsvField(l.name) << "," << CsvField(l.op_type) << buf;
+    out << head << CsvField(l.name) << "," << CsvField(l.op_type) << buf;
   }
 }
 

@@ -105,7 +105,7 @@ TEST(CliTest, TheTableGivesTheLargestBatchThatFits) {
 TEST(CliTest, EstimateCsvHasOneRowPerLayer) {
   CmdResult r = Dlsim("estimate " + Zoo("alexnet") + " --batch 1 --format csv 2>/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(r.out.rfind("layer,op_type,kernels,", 0), 0u);
+  EXPECT_EQ(r.out.rfind("model,machine,batch,dtype,mode,layer,op_type,kernels,", 0), 0u) << r.out.substr(0, 200);
 }
 
 TEST(CliTest, EstimateLeadsWithTheHeadline) {

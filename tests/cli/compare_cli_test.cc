@@ -67,8 +67,8 @@ TEST(CompareCli, TableAndCsv) {
   EXPECT_NE(r.output.find("3 iteration(s), 369 kernels"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("findings (per iteration, largest first)"), std::string::npos);
   const std::string rows = ReadFile(csv);
-  EXPECT_EQ(rows.rfind("layer,op_type,estimated_ms,measured_ms,ratio", 0), 0u);
-  EXPECT_NE(rows.find("/conv1/Conv,Conv,"), std::string::npos);
+  EXPECT_EQ(rows.rfind("model,machine,batch,dtype,mode,layer,op_type,estimated_ms,measured_ms,ratio", 0), 0u);
+  EXPECT_NE(rows.find("\nresnet18,h100,16,fp32,inference,/conv1/Conv,Conv,"), std::string::npos) << rows.substr(0, 400);
 }
 
 std::string TraceAt(const std::string& path) {

@@ -79,7 +79,7 @@ TEST(HtmlCli, HtmlDoesNotApplyToWorkloads) {
   const auto r = RunDlsim("estimate --workload " + std::string(DLSIM_SOURCE_DIR) +
                           "/workloads/resnet50-imagenet.yaml --machine h100 --html x.html");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("do not apply to --workload"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--html does not apply with --workload"), std::string::npos) << r.output;
 }
 
 }  // namespace

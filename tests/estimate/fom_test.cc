@@ -152,8 +152,8 @@ TEST(Fom, EstimatedRatesUseTheStepTimeCallback) {
   w.measured["base"].unit_time_s = 3600;
   const Machine target = Gpus("target", 8, 1);
   const Machine base = Gpus("base", 4, 1);
-  StepTimeFn step = [](const Workload&, const Machine& m) -> Result<double> {
-    if (m.name == "target") return 0.02;
+  StepTimeFn step = [](const Workload&, const Machine& m) -> Result<StepEstimate> {
+    if (m.name == "target") return PlainStep(0.02);
     return Internal("should not be asked: measured");
   };
   auto fom = ComputeFom({w}, target, base, step);
@@ -171,7 +171,7 @@ TEST(Fom, EstimatedRatesUseTheStepTimeCallback) {
   EXPECT_NE(no_estimator.status().message().find("no measured figure for machine 'target' and "
                                                  "no estimator"),
             std::string::npos);
-  StepTimeFn failing = [](const Workload&, const Machine&) -> Result<double> {
+  StepTimeFn failing = [](const Workload&, const Machine&) -> Result<StepEstimate> {
     return Unsupported("unknown op Foo");
   };
   auto failed = ComputeFom({w}, target, base, failing);

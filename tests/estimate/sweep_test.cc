@@ -27,8 +27,8 @@ Workload Synthetic(const std::string& name, int64_t batch) {
 }
 
 // A step that only memory bandwidth speeds up: 1 s at 1 TB/s per sample.
-Result<double> BandwidthBound(const Workload& w, const Machine& m) {
-  return w.batch * 1e12 / m.device.EffectiveMemoryBw();
+Result<StepEstimate> BandwidthBound(const Workload& w, const Machine& m) {
+  return PlainStep(w.batch * 1e12 / m.device.EffectiveMemoryBw());
 }
 
 Machine Base() {
@@ -102,9 +102,9 @@ TEST(SweepGrid, RefusesGridsPastTheLimit) {
   ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
   EXPECT_EQ(at_limit->VariantCount(), kMaxSweepRows);
   int priced = 0;
-  StepTimeFn counting = [&priced](const Workload&, const Machine&) -> Result<double> {
+  StepTimeFn counting = [&priced](const Workload&, const Machine&) -> Result<StepEstimate> {
     ++priced;
-    return 1.0;
+    return PlainStep(1.0);
   };
   auto r = RunSweep({Synthetic("a", 10), Synthetic("b", 10)}, Base(), *at_limit, counting);
   ASSERT_FALSE(r.ok());
@@ -173,8 +173,41 @@ TEST(Sweep, BandwidthBoundStubGivesFomTwoAndRanksMemoryFirst) {
   EXPECT_NEAR(r->sensitivity[1].fom_range, 0, 1e-12);
   const std::string csv = SweepCsv(*grid, *r);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "variant,matrix_peak,memory_bw,workload,step_time_s,unit_time_s,units_per_day,fom");
+            "variant,matrix_peak,memory_bw,workload,model,machine,batch,dtype,mode,step_time_s,"
+            "step_p10_s,step_p90_s,unit_time_s,unit_time_p10_s,unit_time_p90_s,units_per_day,fom,"
+            "h_rate_low,h_rate_high,share_measured,share_fitted,share_scaled,share_roofline,warnings");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 4 * 3);
+}
+
+// A step with a -20 % / +50 % band, half measured and half fitted.
+Result<StepEstimate> BandedBandwidthBound(const Workload& w, const Machine& m) {
+  DLSIM_ASSIGN_OR_RETURN(StepEstimate s, BandwidthBound(w, m));
+  s.p10_s = 0.8 * s.step_time_s;
+  s.p90_s = 1.5 * s.step_time_s;
+  s.source_share = {{"measured", 0.5}, {"fitted", 0.5}};
+  s.warnings = {"one, \"quoted\""};
+  return s;
+}
+
+TEST(Sweep, VariantsCarryTheRateBandAndPricingShares) {
+  auto grid = ParseSweepGrid({"memory_bw=x1,x2"});
+  ASSERT_TRUE(grid.ok());
+  // Two workloads, unit times 1:2 (1000 steps each; batch 10 and 20).
+  auto r = RunSweep({Synthetic("a", 10), Synthetic("b", 20)}, Base(), *grid, BandedBandwidthBound);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (const SweepVariant& v : r->variants) {
+    // Every unit time scales by 1.5 (0.8) at P90 (P10): so does H, inversely.
+    EXPECT_NEAR(v.h_rate_low, v.h_rate / 1.5, 1e-9 * v.h_rate) << v.name;
+    EXPECT_NEAR(v.h_rate_high, v.h_rate / 0.8, 1e-9 * v.h_rate) << v.name;
+    EXPECT_NEAR(v.source_share.at("measured"), 0.5, 1e-12);
+    EXPECT_NEAR(v.source_share.at("fitted"), 0.5, 1e-12);
+  }
+  EXPECT_EQ(r->workload_info[1].batch, 20);
+  const std::string csv = SweepCsv(*grid, *r);
+  const std::string first = csv.substr(csv.find('\n') + 1);
+  EXPECT_EQ(first.rfind("h100[memory_bw=x1],x1,a,,h100,10,fp32,training,", 0), 0u)
+      << first.substr(0, 200);
+  EXPECT_NE(csv.find(",0.5,0.5,0,0,\"one, \"\"quoted\"\"\"\n"), std::string::npos) << csv;
 }
 
 TEST(Sweep, NodesScaleConcurrentUnits) {
@@ -189,9 +222,9 @@ TEST(Sweep, NodesScaleConcurrentUnits) {
 TEST(Sweep, StepErrorNamesTheVariant) {
   auto grid = ParseSweepGrid({"memory_bw=x1,x2"});
   ASSERT_TRUE(grid.ok());
-  StepTimeFn failing = [](const Workload& w, const Machine& m) -> Result<double> {
+  StepTimeFn failing = [](const Workload& w, const Machine& m) -> Result<StepEstimate> {
     if (m.name.find("x2") != std::string::npos) return InvalidArgument("no model");
-    return 1.0;
+    return PlainStep(1.0);
   };
   auto r = RunSweep({Synthetic("a", 10)}, Base(), *grid, failing);
   ASSERT_FALSE(r.ok());
@@ -221,7 +254,10 @@ TEST(SweepStepTime, EqualsTheGeneralPathOnEveryVariant) {
       auto a = general(w, *variant);
       auto b = sweep(w, *variant);
       ASSERT_TRUE(a.ok() && b.ok()) << variant->name << ": " << a.status().ToString() << b.status().ToString();
-      EXPECT_DOUBLE_EQ(*a, *b) << variant->name << " " << w.name;
+      EXPECT_DOUBLE_EQ(a->step_time_s, b->step_time_s) << variant->name << " " << w.name;
+      EXPECT_DOUBLE_EQ(a->p10_s, b->p10_s) << variant->name << " " << w.name;
+      EXPECT_DOUBLE_EQ(a->p90_s, b->p90_s) << variant->name << " " << w.name;
+      EXPECT_EQ(a->source_share, b->source_share) << variant->name << " " << w.name;
       ++compared;
     }
   }

@@ -93,7 +93,9 @@ class SweepTest(unittest.TestCase):
         for got, w in zip(rows, want):
             self.assertEqual(list(got), list(w))  # same columns, same order
             for k, v in w.items():
-                if isinstance(got[k], float):
+                if isinstance(got[k], int):
+                    self.assertEqual(got[k], int(v), msg=k)
+                elif isinstance(got[k], float):
                     # the CSV prints 9 significant digits (%.9g); the rows carry the doubles
                     self.assertAlmostEqual(got[k], float(v), delta=abs(float(v)) * 1e-8, msg=k)
                 else:

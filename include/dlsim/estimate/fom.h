@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,37 @@ namespace dlsim {
 
 inline constexpr double kSecondsPerDay = 86400;
 
-// Estimated time of one training (or inference) step of `workload` on
-// `machine`, in seconds: every GPU of one unit processes `workload.batch`
-// samples (the callback includes any gradient all-reduce across the unit).
-using StepTimeFn = std::function<Result<double>(const Workload&, const Machine&)>;
+// One estimated step and what it stands on (docs/fom.md, "Provenance").
+struct StepEstimate {
+  double step_time_s = 0;  // the step as run op by op (eager)
+  // The step with every kernel at its P10 / P90 price (the calibration's
+  // spread); the host's dispatch time as estimated.
+  double p10_s = 0;
+  double p90_s = 0;
+  // Share of the step's kernel time per pricing source, by CostSourceName
+  // ("measured", "fitted", "scaled", "roofline"); the shares sum to 1.
+  std::map<std::string, double> source_share;
+  std::vector<std::string> warnings;  // the estimate's
+};
+
+// A step estimate without a band or pricing sources (tests, stand-ins).
+StepEstimate PlainStep(double step_time_s);
+
+// Estimated step of `workload` on `machine`: every GPU of one unit processes
+// `workload.batch` samples (the callback includes any gradient all-reduce
+// across the unit).
+using StepTimeFn = std::function<Result<StepEstimate>(const Workload&, const Machine&)>;
+
+// What a report row names about a workload: its model (the ONNX file's
+// stem, "" for measured figures only), per-GPU batch, dtype and mode.
+struct WorkloadInfo {
+  std::string name;
+  std::string model;
+  int64_t batch = 0;
+  std::string dtype;
+  Mode mode = Mode::kTraining;
+};
+WorkloadInfo InfoOf(const Workload& workload);
 
 // Samples trained on per epoch: floor(train_samples × (1 − validation_fraction)),
 // the split Keras' validation_split makes.
@@ -63,6 +91,11 @@ struct MachineRate {
   // 86400 × concurrent_units / units_per_day.
   double unit_time_s = 0;
   double units_per_day = 0;  // whole machine
+  // Estimated only: the step's band, pricing sources and warnings, and the
+  // unit time with the step at its P10 / P90 (measured: both unit_time_s).
+  StepEstimate step;
+  double unit_time_p10_s = 0;
+  double unit_time_p90_s = 0;
 };
 
 // The rate of `workload` on `machine`: its measured figure for
@@ -73,6 +106,7 @@ Result<MachineRate> RateOnMachine(const Workload& workload, const Machine& machi
 
 struct FomRow {
   std::string workload;
+  WorkloadInfo info;
   double unit_time_target_s = 0;
   double unit_time_baseline_s = 0;
   double rate_target = 0;    // units per day
@@ -80,6 +114,10 @@ struct FomRow {
   double ratio = 0;          // rate_target / rate_baseline
   MachineRate target;        // details (basis, steps, step time)
   MachineRate baseline;
+  // The rows' caveats: each machine's estimate warnings (prefixed with its
+  // name), and how the two machines were priced when that bounds the ratio
+  // ("both machines scaled from h100: ...").
+  std::vector<std::string> warnings;
 };
 
 struct FomResult {

@@ -5,6 +5,7 @@
 #define DLSIM_ESTIMATE_SWEEP_H_
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ struct SweepVariant {
   std::vector<MachineRate> rates;   // in workload order
   double h_rate = 0;                // harmonic mean units/day
   double fom = 0;                   // h_rate / the base's
+  // The harmonic mean with every unit time at its P90 (low) and its P10
+  // (high): the band of the variant's rate (docs/fom.md on why not of the FOM).
+  double h_rate_low = 0;
+  double h_rate_high = 0;
+  // Share of kernel time per pricing source over the workloads, each
+  // workload's step shares weighted by its unit time.
+  std::map<std::string, double> source_share;
 };
 
 // How much one field moves the FOM: the mean FOM over all variants holding
@@ -35,6 +43,7 @@ struct FieldSensitivity {
 struct SweepResult {
   std::string base_machine;
   std::vector<std::string> workloads;  // names, in order
+  std::vector<WorkloadInfo> workload_info;  // model, batch, dtype, mode, in order
   SweepVariant base;                   // the base priced as a variant (fom 1)
   std::vector<SweepVariant> variants;  // grid order (SweepPoint)
   std::vector<FieldSensitivity> sensitivity;  // largest fom_range first
@@ -59,7 +68,11 @@ std::vector<FieldSensitivity> SweepSensitivity(const SweepGrid& grid,
                                                const std::vector<SweepVariant>& variants);
 
 // One CSV row per variant and workload: variant, one column per grid axis
-// (its label), workload, step_time_s, unit_time_s, units_per_day, fom.
+// (its label), workload, model, machine (the base), batch, dtype, mode,
+// step_time_s with step_p10_s and step_p90_s, unit_time_s with its P10 and
+// P90, units_per_day, fom, the variant's h_rate_low and h_rate_high, the
+// step's share_measured, share_fitted, share_scaled, share_roofline, and its
+// warnings ("; "-separated). Fields are quoted as RFC 4180 says.
 std::string SweepCsv(const SweepGrid& grid, const SweepResult& result);
 
 }  // namespace dlsim

@@ -20,6 +20,12 @@ namespace dlsim {
 // EstimateOptions for a workload's dtype, mode and optimizer.
 Result<EstimateOptions> WorkloadEstimateOptions(const Workload& workload);
 
+// The step of `e` for units of work: its eager time, that time with every
+// kernel at its P10 / P90 price, the share of kernel time per pricing
+// source, and e.warnings plus "step N % priced by ..." when one source other
+// than measurement priced half the kernel time or more.
+StepEstimate StepOfEstimate(const Estimate& e);
+
 Result<Estimate> EstimateWorkloadStep(const Workload& workload, const Machine& machine);
 
 // A StepTimeFn for ComputeFom that caches loaded models and cost models.

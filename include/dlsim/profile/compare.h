@@ -83,6 +83,9 @@ struct Finding {
 struct Comparison {
   std::string model;
   std::string machine;
+  int64_t batch = 0;   // the estimate's
+  std::string dtype;
+  Mode mode = Mode::kInference;
   std::string trace;   // origin
   std::string device;  // from the trace
   int iterations = 0;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dlsim/distributed/layout_search.h"
+#include "dlsim/machine/training_job.h"
 
 namespace dlsim {
 
@@ -26,9 +27,13 @@ std::string LayoutSearchToJson(const LayoutSearchResult& result, const ScaleRepo
 void WriteLayoutSearchTable(std::ostream& out, const LayoutSearchResult& result,
                             const ScaleReportContext& ctx);
 // `dlsim scale --calls`: one row per kernel call (part, phase, key, time, source).
+// Each row names the job's model, `machine`, the microbatch (batch), dtype and
+// mode (training) after the call's columns.
 void WritePricedCallsCsv(std::ostream& out,
-                         const std::vector<ParallelStepModel::PricedCall>& calls);
-// One row per layout (a single estimate is a search of one).
+                         const std::vector<ParallelStepModel::PricedCall>& calls,
+                         const TrainingJob& job, const std::string& machine);
+// One row per layout (a single estimate is a search of one); the last column,
+// mode, is always training.
 void WriteLayoutCsv(std::ostream& out, const std::vector<ParallelStepEstimate>& layouts,
                     const ScaleReportContext& ctx);
 

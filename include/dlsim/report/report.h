@@ -3,6 +3,7 @@
 #ifndef DLSIM_REPORT_REPORT_H_
 #define DLSIM_REPORT_REPORT_H_
 
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -35,6 +36,9 @@ std::string FormatBytes(double bytes);
 std::string FormatTime(double seconds);
 // A CSV field: quoted (quotes doubled) when it holds a comma, quote or newline.
 std::string CsvField(const std::string& text);
+// "measured 62 %, fitted 38 %": shares of kernel time by pricing source
+// (Estimate::source_share), "-" when none.
+std::string SourceShareText(const std::map<std::string, double>& shares);
 
 }  // namespace dlsim
 
