@@ -91,7 +91,7 @@ Status CheckWorkloadOptions(const CLI::App& cmd) {
   }
   DLSIM_RETURN_IF_ERROR(RefuseGiven(
       cmd, {"--batch", "--input", "--dim", "--dtype", "--tf32", "--layout", "--strict", "--amp",
-            "--fuse", "--mode", "--optimizer", "--checkpoint-activations",
+            "--fuse", "--mode", "--optimizer", "--checkpoint-activations", "--recompute",
             "--per-tensor-optimizer", "--gpus", "--zero"},
       "--workload", "the workload file fixes the model, batch, dtype, mode and optimizer"));
   return RefuseGiven(cmd, {"--html", "--trace", "--csv", "--top", "--sort", "--quiet"},

@@ -40,6 +40,8 @@ const BadCase kCases[] = {
     {"WorkloadWithOptimizer", [] { return Workload("--optimizer adam"); }, {"--optimizer does not apply with --workload"}},
     {"WorkloadWithCheckpoint", [] { return Workload("--checkpoint-activations"); },
      {"--checkpoint-activations does not apply with --workload"}},
+    {"WorkloadWithRecompute", [] { return Workload("--recompute selective"); },
+     {"--recompute does not apply with --workload"}},
     {"WorkloadWithPerTensorOptimizer", [] { return Workload("--per-tensor-optimizer"); },
      {"--per-tensor-optimizer does not apply with --workload"}},
     {"WorkloadWithGpus", [] { return Workload("--gpus 8"); }, {"--gpus does not apply with --workload"}},
