@@ -26,6 +26,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "accuracy"))
 import corpus  # noqa: E402
 import families  # noqa: E402
+from measure import peak_bytes  # noqa: E402  (the reference runs' steady-state peak)
 from rounds import set_reference_math  # noqa: E402
 
 DEV = "cuda"
@@ -46,17 +47,6 @@ def prewarm():
         y = lin(x) @ x.transpose(1, 2).to(torch.bfloat16)
     y.float().sum().backward()
     torch.cuda.synchronize()
-
-
-def peak_bytes(fn, base, warmup=2, steps=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    for _ in range(steps):
-        fn()
-    torch.cuda.synchronize()
-    return torch.cuda.max_memory_allocated() - base
 
 
 def inference(name, dtype, batch, base):
