@@ -131,17 +131,21 @@ Result<KeyWork> RnnWork(const Params& p, int64_t ds) {
   DLSIM_ASSIGN_OR_RETURN(int64_t dirs, p.Int("dirs"));
   KeyWork work;
   double weights = 0;
-  for (int64_t l = 0; l < layers; ++l) {
-    const double in = l == 0 ? double(input) : double(hidden) * dirs;
+  // `count` layers reading `in` features: layer 0 the input, the others the
+  // hidden * dirs outputs before them. In closed form, not a loop over
+  // layers: a key from a database file can say any positive int64.
+  auto add_layers = [&](double in, double count) {
     const double per_dir = double(gates) * hidden * (in + hidden + 2);  // W, R, two biases
-    weights += per_dir * dirs;
+    weights += count * per_dir * dirs;
     // Per step and direction: the gate GEMMs over [input, hidden] (a
     // multiply-add is 2), and the cell's pointwise math (gate activations,
     // state update: kRnnPointwiseFlops per hidden unit). The backward passes
     // (data, weights) run GEMMs of the same sizes and the same pointwise work.
-    work.flops += double(dirs) * seq * batch *
+    work.flops += count * double(dirs) * seq * batch *
                   (2.0 * gates * hidden * (in + hidden) + kRnnPointwiseFlops * hidden);
-  }
+  };
+  add_layers(double(input), 1);
+  if (layers > 1) add_layers(double(hidden) * dirs, double(layers - 1));
   // Inputs, outputs, weights, and each layer's gate activations (the
   // reserve space training reads back).
   const double acts = double(seq) * batch * (input + double(hidden) * dirs) +

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace dlsim {
 namespace {
 
@@ -132,6 +134,20 @@ TEST(WorkTest, ConvOutputSizeOfHostileValuesIsZeroNotAnOverflow) {
   EXPECT_EQ(ConvOutputSize(INT64_MAX, 3, INT64_MAX, 1, 1), 0);  // past int64
   EXPECT_EQ(ConvOutputSize(10, INT64_MAX, 0, 1, INT64_MAX), 0);  // window past int64
   EXPECT_EQ(ConvOutputSize(INT64_MAX, 1, 0, 1, 1), INT64_MAX);
+}
+
+// A key of a database file may say any layer count: counted in closed form
+// (a loop over 2^62 layers hung), and two layers as layer 0 plus one more.
+TEST(WorkTest, RnnLayersInClosedForm) {
+  const std::string rest = " dirs=2 dtype=fp32 math=fp32 layout=-";
+  const double two = Work("rnn_fwd cell=gru seq=3 batch=2 input=5 hidden=4 layers=2" + rest).flops;
+  const double step = 3.0 * 2 * 2;  // seq x batch x dirs
+  EXPECT_EQ(two, step * (2.0 * 3 * 4 * (5 + 4) + 10 * 4) + step * (2.0 * 3 * 4 * (8 + 4) + 10 * 4));
+  const double huge =
+      Work("rnn_fwd cell=gru seq=3 batch=2 input=5 hidden=4 layers=4611686018427387904" + rest)
+          .flops;
+  EXPECT_GT(huge, 4e18);
+  EXPECT_TRUE(std::isfinite(huge));
 }
 
 TEST(WorkTest, ErrorsNameTheProblem) {
