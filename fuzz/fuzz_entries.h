@@ -231,20 +231,28 @@ inline bool ReadPerfDb(const std::string& path) {
   return true;
 }
 
+// The scratch file and the -wal, -shm and -journal files SQLite may leave
+// beside it (an input whose header says WAL mode).
+inline void RemoveScratchDb(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
 // A database file (dlsim estimate's calibration.perf_db, `dlsim db stats
 // --db`): the bytes are written to a scratch file, which is opened
 // read-only and read (stats, records, timings, the fitted models) and a few
 // kernel keys priced from it. Any corruption must come back as an error
-// naming the file; the file is removed afterwards.
+// naming the file. The scratch files are removed before and after (see
+// RemoveScratchDb), so no input sees another's.
 inline bool PerfDbFile(const std::string& bytes) {
   const std::string& path = ScratchDbPath();
+  RemoveScratchDb(path);
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) __builtin_trap();
   }
   const bool ok = ReadPerfDb(path);
-  std::remove(path.c_str());
+  RemoveScratchDb(path);
   return ok;
 }
 
