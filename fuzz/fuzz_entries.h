@@ -7,7 +7,11 @@
 #ifndef DLSIM_FUZZ_FUZZ_ENTRIES_H_
 #define DLSIM_FUZZ_FUZZ_ENTRIES_H_
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +24,8 @@
 #include "dlsim/machine/workload_io.h"
 #include "dlsim/distributed/layout_search.h"
 #include "dlsim/model/onnx_import.h"
+#include "dlsim/kernel/work.h"
+#include "dlsim/perfdb/perf_db.h"
 #include "dlsim/perfdb/record.h"
 #include "dlsim/profile/trace.h"
 
@@ -145,6 +151,111 @@ inline bool Record(const std::string& line) {
 inline bool Trace(const std::string& text) {
   auto trace = ParseChromeTrace(text, "/nonexistent/fuzz/profile.trace.json");
   return trace.ok() || !trace.status().message().empty();
+}
+
+// A KernelCall of a key's kind, dtype, math, layout and parameters, with
+// WorkOfKey's FLOPs and bytes; false when the key has no Work or names a
+// dtype, math or layout a call cannot have.
+inline bool CallOfKey(const std::string& key_text, KernelCall* call) {
+  auto key = ParseKernelKey(key_text);
+  if (!key.ok()) return false;
+  auto work = WorkOfKey(*key);
+  auto math = MathModeFromName(key->math);
+  auto layout = LayoutFromName(key->layout);
+  if (!work.ok() || !math.ok() || !layout) return false;
+  bool dtype_known = false;
+  for (DType d : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64}) {
+    if (key->dtype == DTypeName(d)) {
+      call->dtype = d;
+      dtype_known = true;
+    }
+  }
+  if (!dtype_known) return false;
+  call->kind = key->kind;
+  call->math = *math;
+  call->layout = *layout;
+  call->params = key->params;
+  call->flops = work->flops;
+  call->bytes_read = work->bytes;
+  return true;
+}
+
+// The path of this process's scratch database file.
+inline const std::string& ScratchDbPath() {
+  static const std::string path = "/tmp/dlsim_perfdb_file_fuzz_" + std::to_string(getpid()) +
+                                  ".sqlite";
+  return path;
+}
+
+// A performance database read as `dlsim db stats` and `dlsim estimate` read
+// one, for a GPU it names (the first) or none: every error names the file.
+inline bool ReadPerfDb(const std::string& path) {
+  auto has_message = [&path](const Status& s) {
+    return s.ok() || s.message().find(path) != std::string::npos;
+  };
+  auto db = PerfDb::Open(path, OpenMode::kReadOnly);
+  if (!db.ok()) return has_message(db.status());
+  if (!has_message(db->Stats().status())) return false;
+  if (!has_message(db->AllRecords().status())) return false;
+  auto gpus = db->GpuNames();
+  if (!gpus.ok()) return has_message(gpus.status());
+  const std::string gpu = gpus->empty() ? "Fuzz GPU" : gpus->front();
+  if (!has_message(db->Gpu(gpu).status()) || !has_message(db->LatestStack(gpu).status()) ||
+      !has_message(db->RecordsOfGpu(gpu).status()) ||
+      !has_message(db->RecordsOfKind(gpu, KernelKind::kConvFwd).status()) ||
+      !has_message(db->LoadFit(gpu).status())) {
+    return false;
+  }
+  auto timings = db->LoadTimings(gpu);
+  if (!timings.ok()) return has_message(timings.status());
+  // Priced through the cost model's chain (measured, fitted, roofline), as
+  // an estimate with calibration.perf_db = path would: a few fixed keys and
+  // the first measured ones.
+  Machine machine = FuzzMachine();
+  machine.calibration.perf_db = path;
+  machine.calibration.db_gpu = gpu;
+  auto cost = CostModel::ForMachine(machine);
+  if (!cost.ok()) return has_message(cost.status());
+  std::vector<std::string> keys = {
+      "conv_fwd n=16 c=64 h=56 w=56 k=64 r=3 s=3 pad_h=1 pad_w=1 stride_h=1 stride_w=1 dil_h=1 "
+      "dil_w=1 groups=1 dtype=fp32 math=tf32 layout=nchw",
+      "gemm m=16 n=1000 k=2048 trans_a=0 trans_b=1 dtype=fp32 math=fp32 layout=-"};
+  for (const auto& [key, timing] : timings->timings()) {
+    if (keys.size() >= 10) break;
+    keys.push_back(key);
+  }
+  for (const std::string& key : keys) {
+    KernelCall call;
+    if (!CallOfKey(key, &call)) continue;
+    const CallCost c = cost->Price(call);
+    if (!(c.time_s >= 0)) return false;
+  }
+  return true;
+}
+
+// The scratch file and the -wal, -shm and -journal files SQLite may leave
+// beside it (an input whose header says WAL mode).
+inline void RemoveScratchDb(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
+// A database file (dlsim estimate's calibration.perf_db, `dlsim db stats
+// --db`): the bytes are written to a scratch file, which is opened
+// read-only and read (stats, records, timings, the fitted models) and a few
+// kernel keys priced from it. Any corruption must come back as an error
+// naming the file. The scratch files are removed before and after (see
+// RemoveScratchDb), so no input sees another's.
+inline bool PerfDbFile(const std::string& bytes) {
+  const std::string& path = ScratchDbPath();
+  RemoveScratchDb(path);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) __builtin_trap();
+  }
+  const bool ok = ReadPerfDb(path);
+  RemoveScratchDb(path);
+  return ok;
 }
 
 }  // namespace dlsim::fuzz

@@ -14,7 +14,8 @@ SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(onnx_import_fuzz onnx_graph_fuzz machine_yaml_fuzz workload_yaml_fuzz
-                                    records_fuzz trace_fuzz sweep_grid_fuzz training_job_fuzz)
+                                    records_fuzz trace_fuzz sweep_grid_fuzz training_job_fuzz
+                                    perfdb_file_fuzz)
 GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
 [ -f build-fuzz/CMakeCache.txt ] || CC=clang CXX=clang++ cmake -S . -B build-fuzz "${GEN[@]}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLSIM_BUILD_FUZZERS=ON -DDLSIM_SANITIZE=ON \

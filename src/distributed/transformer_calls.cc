@@ -238,7 +238,7 @@ KernelCall FusedAdamCall(double params) {
   call.AddParam("fused", 1);
   call.bytes_read = 16.0 * n;               // w, g, m, v in fp32
   call.bytes_written = 12.0 * n + 2.0 * n;  // w, m, v, and the 16-bit copy of w
-  call.flops = 12.0 * n;
+  call.flops = CallFlops(call);
   return call;
 }
 

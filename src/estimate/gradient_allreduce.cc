@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "dlsim/kernel/work.h"
+
 namespace dlsim {
 
 namespace {
@@ -42,7 +44,7 @@ void AddBucketCopies(const Graph& graph, LoweredGraph* lowered) {
     call.AddParam("arity", 1);
     call.bytes_read = 3 * 4.0 * n;
     call.bytes_written = 3 * 4.0 * n;
-    call.flops = n;  // the division
+    call.flops = CallFlops(call);  // the division
     lowered->nodes[node].calls.push_back(std::move(call));
   }
 }

@@ -12,8 +12,6 @@ std::vector<KernelCall> FusedAttentionCalls(const LowerContext& ctx, const Atten
   fwd.AddParam("seq_k", shape.seq_k);
   fwd.AddParam("head_dim", shape.head_dim);
   fwd.AddParam("mask", int64_t{shape.masked ? 1 : 0});
-  const double scores = static_cast<double>(shape.batch) * shape.heads * shape.seq_q * shape.seq_k;
-  fwd.flops = 2.0 * scores * shape.head_dim + 2.0 * scores * shape.v_head_dim + 5.0 * scores;
   fwd.bytes_read = bytes.q + bytes.k + bytes.v;
   fwd.bytes_written = bytes.out;
   std::vector<KernelCall> calls = {fwd};
@@ -22,7 +20,6 @@ std::vector<KernelCall> FusedAttentionCalls(const LowerContext& ctx, const Atten
     bwd.kind = KernelKind::kAttentionBwd;
     bwd.library_call = "scaled_dot_product_attention_backward";
     bwd.phase = Phase::kBackward;
-    bwd.flops = 2.5 * fwd.flops;
     bwd.bytes_read = fwd.bytes_read + 2 * fwd.bytes_written;  // q, k, v, o, dO
     bwd.bytes_written = fwd.bytes_read;                        // dQ, dK, dV
     calls.push_back(bwd);

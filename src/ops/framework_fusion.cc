@@ -47,7 +47,6 @@ class GeluMatcher {
     const Node* m2 = m1 != nullptr ? Next(*m1, "Mul") : nullptr;
     if (m2 == nullptr || !Multiplies(*m1, *m2, x)) return false;
     group->op = "gelu";
-    group->flops_per_elem = 10;  // the erf chain
     group->input = x;
     group->nodes = {IndexOf(ctx_, scale), IndexOf(ctx_, &erf), IndexOf(ctx_, add),
                     IndexOf(ctx_, m1), IndexOf(ctx_, m2)};
@@ -173,7 +172,6 @@ class SiluMatcher {
     const bool s_times_x = mul->inputs[0] == s && mul->inputs[1] == x;
     if (!x_times_s && !s_times_x) return false;
     group->op = "silu";
-    group->flops_per_elem = 5;  // a sigmoid and a mul
     group->input = x;
     group->nodes = {IndexOf(ctx_, &sigmoid), IndexOf(ctx_, mul)};
     std::sort(group->nodes.begin(), group->nodes.end());
@@ -389,8 +387,7 @@ Result<std::vector<KernelCall>> LowerFusedGroup(const LowerContext& ctx, const F
   const Node& last = ctx.graph().nodes[group.nodes.back()];
   const std::string& out = last.outputs.at(0);
   const int64_t elems = ctx.Elems(out);
-  calls.push_back(ElementwiseCall(ctx, group.op, elems, 1, ctx.Bytes(group.input), ctx.Bytes(out),
-                                  group.flops_per_elem));
+  calls.push_back(ElementwiseCall(ctx, group.op, elems, 1, ctx.Bytes(group.input), ctx.Bytes(out)));
   if (ctx.options().training) calls.push_back(ElementwiseBwdCall(ctx, group.op, elems, 2));
   return calls;
 }

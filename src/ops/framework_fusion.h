@@ -22,7 +22,6 @@ namespace dlsim {
 struct FusedGroup {
   std::string op;            // "gelu", "silu", "rnn_stack" or "attention"
   std::string input;         // the tensor the fused kernel reads
-  double flops_per_elem = 0; // gelu, silu: the pointwise kernel's arithmetic
   std::vector<size_t> nodes; // graph order; the last one launches the kernel
   // attention: q, k^T, v and the output; whether a mask is added.
   std::vector<std::string> operands;

@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "dlsim/kernel/work.h"
-
 namespace dlsim {
 
 KernelCall GemmCall(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -19,9 +17,6 @@ KernelCall GemmCall(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n
   call.AddParam("trans_a", trans_a ? 1 : 0);
   call.AddParam("trans_b", trans_b ? 1 : 0);
   const double elem = DTypeBytes(ctx.options().dtype);
-  // The key's Work (src/kernel): 2 m n k per batch entry; none for an empty GEMM.
-  auto work = WorkOfKey(KeyOf(call));
-  call.flops = work.ok() && batch > 0 ? work->flops : 0;
   // In double: shapes from a damaged file can overflow int64 products.
   const double md = static_cast<double>(m), nd = static_cast<double>(n),
                kd = static_cast<double>(k);

@@ -88,7 +88,6 @@ void AddUnfusedCalls(const LowerContext& ctx, const AttentionShape& s,
   const double score_bytes = scores * DTypeBytes(ctx.options().dtype);
   KernelCall softmax =
       RowCall(ctx, KernelKind::kSoftmaxFwd, kSoftmaxLibraryCall, heads * s.seq_q, s.seq_k);
-  softmax.flops = kSoftmaxFlopsPerElem * scores;
   softmax.bytes_read = score_bytes;
   softmax.bytes_written = score_bytes;
   calls->push_back(softmax);

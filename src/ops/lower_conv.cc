@@ -71,18 +71,12 @@ void AddGeometryParams(const ConvGeometry& g, KernelCall* call) {
   call->AddParam("groups", g.groups);
 }
 
-// 2 * N * K * Ho * Wo * (C / groups) * R * S multiply-adds counted as 2 FLOPs.
-double ConvFlops(const ConvGeometry& g) {
-  return 2.0 * g.n * g.k * g.out_h * g.out_w * (g.c / g.groups) * g.r * g.s;
-}
-
 KernelCall ConvCall(const LowerContext& ctx, KernelKind kind, const char* lib,
                     const ConvGeometry& g) {
   KernelCall call = ctx.NewCall(kind, lib, ConvMath(ctx.options()));
   // PyTorch runs a convolution of a channels-last input in NHWC.
   call.layout = g.channels_last ? Layout::kNhwc : ctx.options().layout;
   AddGeometryParams(g, &call);
-  call.flops = ConvFlops(g);
   return call;
 }
 
@@ -112,7 +106,7 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
     call.bytes_written = by;
     calls->push_back(std::move(call));
     if (has_bias) {  // PyTorch adds the bias in a separate in-place kernel
-      calls->push_back(ElementwiseCall(ctx, "bias_add", y.num_elements(), 1, by + bb, by, 1));
+      calls->push_back(ElementwiseCall(ctx, "bias_add", y.num_elements(), 1, by + bb, by));
     }
   }
   if (ctx.options().training) {
@@ -134,7 +128,6 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
       db.AddParam("cols", y.num_elements() / std::max<int64_t>(g.k, 1));
       db.bytes_read = by;
       db.bytes_written = bb;
-      db.flops = static_cast<double>(y.num_elements());
       calls->push_back(std::move(db));
     }
   }
@@ -159,7 +152,7 @@ Status LowerConvTranspose(const LowerContext& ctx, const Node& node,
   if (!node.Input(2).empty()) {
     double by = ctx.Bytes(node.outputs[0]);
     calls->push_back(ElementwiseCall(ctx, "bias_add", y.num_elements(), 1,
-                                     by + ctx.Bytes(node.Input(2)), by, 1));
+                                     by + ctx.Bytes(node.Input(2)), by));
   }
   return Status::Ok();
 }

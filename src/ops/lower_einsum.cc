@@ -117,7 +117,7 @@ Operand Multiply(const Einsum& e, const Operand& a, const Operand& b) {
   const int64_t elems = e.Elems(out.labels);
   const int arity = std::max<int>(1, (e.Elems(a.labels) == elems) + (e.Elems(b.labels) == elems));
   e.calls->push_back(ElementwiseCall(
-      e.ctx, "mul", elems, arity, e.Bytes(a.labels) + e.Bytes(b.labels), e.Bytes(out.labels), 1));
+      e.ctx, "mul", elems, arity, e.Bytes(a.labels) + e.Bytes(b.labels), e.Bytes(out.labels)));
   if (e.ctx.options().training)
     e.calls->push_back(ElementwiseBwdCall(e.ctx, "mul", elems, arity + 1));
   return out;

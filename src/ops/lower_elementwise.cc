@@ -13,16 +13,6 @@ std::string Lower(const std::string& s) {
   return out;
 }
 
-// Arithmetic per output element, roughly (transcendentals cost more).
-double FlopsPerElem(const std::string& op) {
-  static const std::map<std::string, double> kFlops = {
-      {"Erf", 8}, {"Tanh", 8}, {"Sigmoid", 4}, {"Exp", 4}, {"Log", 4}, {"Pow", 4},
-      {"Sqrt", 2}, {"Gelu", 10}, {"HardSwish", 4}, {"HardSigmoid", 3}, {"Softplus", 6},
-      {"Elu", 4}, {"Selu", 4}, {"Mish", 12}};
-  auto it = kFlops.find(op);
-  return it == kFlops.end() ? 1.0 : it->second;
-}
-
 // True for Add(MatMul(x, W), b) with W and b parameters, b 1-D: nn.Linear
 // exported on a 3-D+ input. PyTorch runs it as one GEMM with the bias in its
 // epilogue (addmm), so the Add launches nothing.
@@ -64,7 +54,7 @@ Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<Ker
   double written = 0;
   for (const std::string& o : node.outputs) written += ctx.Bytes(o);
   calls->push_back(ElementwiseCall(ctx, Lower(node.op_type), elems, std::max(arity, 1),
-                                   read, written, FlopsPerElem(node.op_type)));
+                                   read, written));
   if (ctx.options().training) {
     // Gradient w.r.t. each full-size input reads dy (and a saved tensor).
     calls->push_back(ElementwiseBwdCall(ctx, Lower(node.op_type), elems, std::max(arity, 1) + 1));

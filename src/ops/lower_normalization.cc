@@ -47,10 +47,9 @@ Status LowerBatchNorm(const LowerContext& ctx, const Node& node, std::vector<Ker
   // Training reads x twice (statistics, then normalisation).
   fwd.bytes_read = (training ? 2 : 1) * bx + params;
   fwd.bytes_written = bx;
-  fwd.flops = (training ? 8.0 : 4.0) * x.num_elements();
   // nn.BatchNorm counts its steps (num_batches_tracked += 1) before the
   // forward kernel: a one-element kernel a step.
-  if (training) calls->push_back(ElementwiseCall(ctx, "add", 1, 1, 8, 8, 1));
+  if (training) calls->push_back(ElementwiseCall(ctx, "add", 1, 1, 8, 8));
   calls->push_back(fwd);
   if (training) {
     KernelCall bwd = fwd;
@@ -59,7 +58,6 @@ Status LowerBatchNorm(const LowerContext& ctx, const Node& node, std::vector<Ker
     bwd.phase = Phase::kBackward;
     bwd.bytes_read = 3 * bx + params;  // x, dy twice (reduce, then apply)
     bwd.bytes_written = bx;
-    bwd.flops = 10.0 * x.num_elements();
     calls->push_back(bwd);
   }
   return Status::Ok();
@@ -82,13 +80,11 @@ std::pair<int64_t, int64_t> RowsCols(const Shape& x, int64_t axis, bool to_end) 
 // backward when training); the node's inputs 1 and 2 are scale and bias.
 Status LowerRows(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
                  KernelKind bwd_kind, const char* lib, int64_t rows, int64_t cols,
-                 double flops_per_elem, std::vector<KernelCall>* calls) {
-  const Tensor& x = ctx.T(node.Input(0));
+                 std::vector<KernelCall>* calls) {
   const double bx = ctx.Bytes(node.Input(0));
   KernelCall fwd = RowCall(ctx, fwd_kind, lib, rows, cols);
   fwd.bytes_read = bx + ctx.Bytes(node.Input(1)) + ctx.Bytes(node.Input(2));
   fwd.bytes_written = bx;
-  fwd.flops = flops_per_elem * x.num_elements();
   calls->push_back(fwd);
   if (ctx.options().training) {
     KernelCall bwd = fwd;
@@ -102,14 +98,14 @@ Status LowerRows(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
 
 Status LowerRowOp(const LowerContext& ctx, const Node& node, KernelKind fwd_kind,
                   KernelKind bwd_kind, const char* lib, int64_t axis, bool to_end,
-                  double flops_per_elem, std::vector<KernelCall>* calls) {
+                  std::vector<KernelCall>* calls) {
   auto [rows, cols] = RowsCols(ctx.T(node.Input(0)).dims, axis, to_end);
-  return LowerRows(ctx, node, fwd_kind, bwd_kind, lib, rows, cols, flops_per_elem, calls);
+  return LowerRows(ctx, node, fwd_kind, bwd_kind, lib, rows, cols, calls);
 }
 
 Status LowerLayerNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
   return LowerRowOp(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
-                    "layer_norm_kernel", node.GetInt("axis", -1), true, 8, calls);
+                    "layer_norm_kernel", node.GetInt("axis", -1), true, calls);
 }
 
 Status LowerSoftmax(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
@@ -117,7 +113,7 @@ Status LowerSoftmax(const LowerContext& ctx, const Node& node, std::vector<Kerne
   const bool old = ctx.graph().opset < 13;
   const int64_t axis = node.GetInt("axis", old ? 1 : -1);
   return LowerRowOp(ctx, node, KernelKind::kSoftmaxFwd, KernelKind::kSoftmaxBwd,
-                    kSoftmaxLibraryCall, axis, old, kSoftmaxFlopsPerElem, calls);
+                    kSoftmaxLibraryCall, axis, old, calls);
 }
 
 Status LowerLrn(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
@@ -130,7 +126,6 @@ Status LowerLrn(const LowerContext& ctx, const Node& node, std::vector<KernelCal
   call.AddParam("size", size);
   call.bytes_read = ctx.Bytes(node.Input(0));
   call.bytes_written = call.bytes_read;
-  call.flops = (2.0 * size + 4) * x.num_elements();
   calls->push_back(call);
   if (ctx.options().training) {
     calls->push_back(ElementwiseBwdCall(ctx, "lrn", x.num_elements(), 3));
@@ -142,13 +137,13 @@ Status LowerLrn(const LowerContext& ctx, const Node& node, std::vector<KernelCal
 Status LowerInstanceNorm(const LowerContext& ctx, const Node& node,
                          std::vector<KernelCall>* calls) {
   return LowerRowOp(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
-                    "instance_norm_kernel", 2, true, 8, calls);
+                    "instance_norm_kernel", 2, true, calls);
 }
 
 // RMSNormalization (opset 23): a layer norm without the mean.
 Status LowerRmsNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
   return LowerRowOp(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
-                    "rms_norm_kernel", node.GetInt("axis", -1), true, 6, calls);
+                    "rms_norm_kernel", node.GetInt("axis", -1), true, calls);
 }
 
 // GroupNormalization: statistics per (n, group), over C/G channels and all
@@ -164,7 +159,7 @@ Status LowerGroupNorm(const LowerContext& ctx, const Node& node, std::vector<Ker
   const int64_t rows = x[0] * groups;
   const int64_t cols = rows > 0 ? NumElements(x) / rows : 0;
   return LowerRows(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
-                   "group_norm_kernel", rows, cols, 8, calls);
+                   "group_norm_kernel", rows, cols, calls);
 }
 
 }  // namespace

@@ -9,7 +9,6 @@ namespace {
 Status LowerPool(const LowerContext& ctx, const Node& node, const char* mode,
                  std::vector<KernelCall>* calls) {
   const Shape& x = ctx.T(node.Input(0)).dims;
-  const Shape& y = ctx.T(node.outputs.at(0)).dims;
   if (x.size() < 3) return InvalidArgument("pooling needs an N,C,spatial input");
   const size_t spatial = x.size() - 2;
   std::vector<int64_t> kernel = node.GetInts("kernel_shape", {});
@@ -35,7 +34,6 @@ Status LowerPool(const LowerContext& ctx, const Node& node, const char* mode,
   call.AddParam("stride_w", strides.back());
   call.bytes_read = ctx.Bytes(node.Input(0));
   call.bytes_written = ctx.Bytes(node.outputs[0]);
-  call.flops = static_cast<double>(NumElements(y)) * NumElements(kernel);
   calls->push_back(call);
   if (ctx.options().training) {
     KernelCall bwd = call;
@@ -59,7 +57,6 @@ Status LowerGlobalPool(const LowerContext& ctx, const Node& node, const char* op
   call.AddParam("cols", NumElements(x) / (x[0] * x[1]));
   call.bytes_read = ctx.Bytes(node.Input(0));
   call.bytes_written = ctx.Bytes(node.outputs.at(0));
-  call.flops = static_cast<double>(NumElements(x));
   calls->push_back(call);
   if (ctx.options().training) {
     calls->push_back(ElementwiseBwdCall(ctx, std::string("global_") + op, NumElements(x), 1));

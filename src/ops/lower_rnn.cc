@@ -44,13 +44,8 @@ Status LowerRecurrentLayers(const LowerContext& ctx, const std::vector<const Nod
   fwd.AddParam("hidden", hidden);
   fwd.AddParam("layers", static_cast<int64_t>(layers.size()));
   fwd.AddParam("dirs", dirs);
-  int64_t input = x[2];
   fwd.bytes_read = ctx.Bytes(first.Input(0));
   for (const Node* layer : layers) {
-    // Per step and direction: gate GEMMs over [input, hidden] plus pointwise.
-    fwd.flops += static_cast<double>(seq) * dirs * batch *
-                 (2.0 * cell.gates * hidden * (input + hidden) + 10.0 * hidden);
-    input = hidden * dirs;
     for (size_t i = 1; i < layer->inputs.size() && i < 4; ++i) fwd.bytes_read += ctx.Bytes(layer->Input(i));
     for (size_t i = layer == layers.back() ? 0 : 1; i < layer->outputs.size(); ++i) {
       fwd.bytes_written += ctx.Bytes(layer->outputs[i]);

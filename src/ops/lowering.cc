@@ -2,6 +2,7 @@
 
 #include "dlsim/ops/op_registry.h"
 #include "autocast.h"
+#include "dlsim/kernel/work.h"
 #include "framework_fusion.h"
 
 namespace dlsim {
@@ -207,6 +208,9 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
       }
     }
     if (options.autocast) ApplyAutocast(ctx, autocast, i, &ln);
+    // Every call's FLOPs are its key's Work (src/kernel/work.cc), the one
+    // formula per kind, also after autocast changed its dtype.
+    for (KernelCall& call : ln.calls) call.flops = CallFlops(call);
     lowered.nodes.push_back(std::move(ln));
   }
   lowered.autocast_dtype = std::move(autocast.tensor_dtype);
@@ -235,7 +239,7 @@ std::vector<KernelCall> LowerOptimizer(Optimizer optimizer,
     call.AddParam("fused", fused ? 1 : 0);
     call.bytes_read = 4.0 * reads * n;
     call.bytes_written = 4.0 * writes * n;
-    call.flops = 4.0 * n;
+    call.flops = CallFlops(call);
     calls.push_back(std::move(call));
   }
   (void)options;

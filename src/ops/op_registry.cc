@@ -144,7 +144,7 @@ const OpRegistry& BuiltinOps() {
 
 KernelCall ElementwiseCall(const LowerContext& ctx, const std::string& op,
                            int64_t out_elems, int arity, double bytes_read,
-                           double bytes_written, double flops_per_elem) {
+                           double bytes_written) {
   KernelCall call = ctx.NewCall(KernelKind::kElementwise, "elementwise_kernel",
                                 MathMode::kFp32);
   call.AddParam("op", op);
@@ -152,7 +152,6 @@ KernelCall ElementwiseCall(const LowerContext& ctx, const std::string& op,
   call.AddParam("arity", arity);
   call.bytes_read = bytes_read;
   call.bytes_written = bytes_written;
-  call.flops = flops_per_elem * static_cast<double>(out_elems);
   return call;
 }
 
@@ -164,7 +163,6 @@ KernelCall ReductionCall(const LowerContext& ctx, const std::string& op, int64_t
   call.AddParam("cols", in_elems / std::max<int64_t>(out_elems, 1));
   call.bytes_read = bytes_read;
   call.bytes_written = bytes_written;
-  call.flops = static_cast<double>(in_elems);
   return call;
 }
 
@@ -172,7 +170,7 @@ KernelCall ElementwiseBwdCall(const LowerContext& ctx, const std::string& op,
                               int64_t elems, int arity) {
   double elem_bytes = DTypeBytes(ctx.options().dtype);
   KernelCall call = ElementwiseCall(ctx, op + "_bwd", elems, arity,
-                                    elem_bytes * elems * arity, elem_bytes * elems, 2);
+                                    elem_bytes * elems * arity, elem_bytes * elems);
   call.phase = Phase::kBackward;
   return call;
 }

@@ -10,13 +10,12 @@
 
 namespace dlsim {
 
-// Softmax's library call and its FLOPs per element (max, subtract, exp,
-// sum, divide).
+// Softmax's library call.
 inline constexpr const char* kSoftmaxLibraryCall = "cudnnSoftmaxForward";
-inline constexpr double kSoftmaxFlopsPerElem = 5;
 
 // A call of `kind` over `rows` independent rows of `cols` elements each
-// (key params rows, cols; fp32 math); the caller sets FLOPs and bytes.
+// (key params rows, cols; fp32 math); the caller sets bytes (FLOPs are the
+// key's Work, set by LowerGraph).
 KernelCall RowCall(const LowerContext& ctx, KernelKind kind, const char* library_call, int64_t rows,
                    int64_t cols);
 

@@ -42,6 +42,16 @@ Result<double> ReadNumber(const json& j, const char* field) {
   return it->get<double>();
 }
 
+// A count (n_train, n_test, n_band): a whole number in [0, 2^31). A stored
+// fit is a file's text: 1e300 would be converted to int out of range.
+Result<int> ReadCount(const json& j, const char* field) {
+  DLSIM_ASSIGN_OR_RETURN(double v, ReadNumber(j, field));
+  if (!(v >= 0 && v < 2147483648.0) || v != std::floor(v)) {
+    return ParseError(std::string("field '") + field + "' must be a count (a whole number >= 0)");
+  }
+  return static_cast<int>(v);
+}
+
 // "s_per_term": [number, ...], non-negative like every coefficient.
 Result<std::vector<double>> ReadTerms(const json& j) {
   auto it = j.find("s_per_term");
@@ -72,10 +82,8 @@ Result<FitClassReport> ReadClass(const json& j) {
   DLSIM_ASSIGN_OR_RETURN(m.s_per_byte, ReadNumber(j, "s_per_byte"));
   DLSIM_ASSIGN_OR_RETURN(m.s_per_term, ReadTerms(j));
   DLSIM_ASSIGN_OR_RETURN(m.min_s_per_flop, ReadNumber(j, "min_s_per_flop"));
-  DLSIM_ASSIGN_OR_RETURN(double n_train, ReadNumber(j, "n_train"));
-  DLSIM_ASSIGN_OR_RETURN(double n_test, ReadNumber(j, "n_test"));
-  m.n_train = static_cast<int>(n_train);
-  m.n_test = static_cast<int>(n_test);
+  DLSIM_ASSIGN_OR_RETURN(m.n_train, ReadCount(j, "n_train"));
+  DLSIM_ASSIGN_OR_RETURN(m.n_test, ReadCount(j, "n_test"));
   DLSIM_ASSIGN_OR_RETURN(m.train_median_rel_err, ReadNumber(j, "train_median_rel_err"));
   DLSIM_ASSIGN_OR_RETURN(m.test_median_rel_err, ReadNumber(j, "test_median_rel_err"));
   DLSIM_ASSIGN_OR_RETURN(m.test_p90_rel_err, ReadNumber(j, "test_p90_rel_err"));
@@ -90,8 +98,7 @@ Result<FitClassReport> ReadClass(const json& j) {
     return ParseError("field 'correction' must be \"boosted\" or \"neighbours\"");
   }
   m.correction = *correction == "boosted" ? FitCorrection::kBoosted : FitCorrection::kNeighbours;
-  DLSIM_ASSIGN_OR_RETURN(double n_band, ReadNumber(j, "n_band"));
-  m.n_band = static_cast<int>(n_band);
+  DLSIM_ASSIGN_OR_RETURN(m.n_band, ReadCount(j, "n_band"));
   DLSIM_ASSIGN_OR_RETURN(m.band_log_p10, ReadNumber(j, "band_log_p10"));
   DLSIM_ASSIGN_OR_RETURN(m.band_log_p90, ReadNumber(j, "band_log_p90"));
   DLSIM_ASSIGN_OR_RETURN(m.band_median_rel_err, ReadNumber(j, "band_median_rel_err"));

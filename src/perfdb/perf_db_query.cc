@@ -156,7 +156,12 @@ Result<SoftwareStack> PerfDb::LatestStack(const std::string& gpu_name) const {
                          "SELECT driver, cuda, cudnn, cublas FROM software_stacks WHERE id = ?1"));
   q.BindInt(1, ids.second);
   DLSIM_ASSIGN_OR_RETURN(bool row, q.Step());
-  DLSIM_CHECK(row);  // foreign key
+  // The schema's foreign key, which a file written by another program (or
+  // damaged) need not keep.
+  if (!row) {
+    return ParseError(path_ + ": measurements of GPU '" + gpu_name + "' name software stack " +
+                      std::to_string(ids.second) + ", which table software_stacks lacks");
+  }
   return SoftwareStack{q.Text(0), q.Text(1), q.Text(2), q.Text(3)};
 }
 

@@ -26,6 +26,7 @@ const std::map<std::string, std::function<bool(const std::string&)>>& Targets() 
       {"records_fuzz", Record},
       {"sweep_grid_fuzz", SweepGridSpecs},
       {"trace_fuzz", Trace},
+      {"perfdb_file_fuzz", PerfDbFile},
   };
   return targets;
 }

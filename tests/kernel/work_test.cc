@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace dlsim {
 namespace {
 
@@ -78,9 +80,74 @@ TEST(WorkTest, LstmCountsGatesLayersAndStates) {
   KeyWork w = Work(
       "rnn_fwd cell=lstm seq=2 batch=1 input=3 hidden=4 layers=1 dirs=1 dtype=fp32 math=fp32 "
       "layout=-");
-  EXPECT_EQ(w.flops, 2.0 * 2 * 1 * 4 * 4 * (3 + 4));
+  // seq 2 x batch 1 x (gate GEMMs 2*4*4*(3+4) + pointwise 10 per hidden unit)
+  EXPECT_EQ(w.flops, 2.0 * (2.0 * 4 * 4 * (3 + 4) + 10.0 * 4));
   // weights 4*4*(3+4+2) + x 2*3 + y 2*4 + gates 2*4*4
   EXPECT_EQ(w.bytes, (144.0 + 6 + 8 + 32) * 4);
+}
+
+// Issue 21: the one FLOP count per kind (a multiply-add is 2), which the
+// lowering takes for every call.
+TEST(WorkTest, FlopsPerElementOfTheMemoryBoundKinds) {
+  const double e = 4000;  // rows 4 x cols 1000, or n 2 c 10 h 10 w 20
+  EXPECT_EQ(Work("softmax_fwd rows=4 cols=1000 dtype=fp32 math=fp32 layout=-").flops, 5 * e);
+  EXPECT_EQ(Work("softmax_bwd rows=4 cols=1000 dtype=fp32 math=fp32 layout=-").flops, 4 * e);
+  EXPECT_EQ(Work("layernorm_fwd rows=4 cols=1000 dtype=fp32 math=fp32 layout=-").flops, 8 * e);
+  EXPECT_EQ(Work("layernorm_bwd rows=4 cols=1000 dtype=fp32 math=fp32 layout=-").flops, 10 * e);
+  const std::string nchw = " n=2 c=10 h=10 w=20 dtype=fp32 math=fp32 layout=nchw";
+  EXPECT_EQ(Work("batchnorm_infer" + nchw).flops, 2 * e);
+  EXPECT_EQ(Work("batchnorm_train_fwd" + nchw).flops, 5 * e);
+  EXPECT_EQ(Work("batchnorm_bwd" + nchw).flops, 8 * e);
+  EXPECT_EQ(Work("lrn_fwd" + std::string(" n=2 c=10 h=10 w=20 size=5 dtype=fp32 math=fp32 "
+                                         "layout=nchw")).flops,
+            14 * e);
+  auto elementwise = [](const std::string& op, int arity) {
+    return Work("elementwise op=" + op + " elems=4000 arity=" + std::to_string(arity) +
+                " dtype=fp32 math=fp32 layout=-")
+        .flops;
+  };
+  EXPECT_EQ(elementwise("gelu", 1), 10 * e);
+  EXPECT_EQ(elementwise("silu", 1), 5 * e);
+  EXPECT_EQ(elementwise("tanh", 1), 8 * e);
+  EXPECT_EQ(elementwise("relu", 1), e);
+  EXPECT_EQ(elementwise("relu_bwd", 2), 2 * e);
+  EXPECT_EQ(elementwise("sum", 3), 2 * e);
+  auto optimizer = [](const std::string& op) {
+    return Work("optimizer op=" + op + " params=1000 fused=1 dtype=fp32 math=fp32 layout=-").flops;
+  };
+  EXPECT_EQ(optimizer("sgd"), 2000);
+  EXPECT_EQ(optimizer("sgd_momentum"), 4000);
+  EXPECT_EQ(optimizer("adam"), 12000);
+  EXPECT_EQ(optimizer("adamw"), 12000);
+}
+
+TEST(WorkTest, AttentionCountsItsGemmsAndSoftmax) {
+  const double scores = 2.0 * 8 * 128 * 128;
+  const std::string shape = " batch=2 heads=8 seq_q=128 seq_k=128 head_dim=64 mask=0 dtype=fp16 "
+                            "math=fp16 layout=-";
+  EXPECT_EQ(Work("attention_fwd" + shape).flops, scores * (4 * 64 + 5));
+  EXPECT_EQ(Work("attention_bwd" + shape).flops, scores * (10 * 64 + 9));
+}
+
+TEST(WorkTest, ConvOutputSizeOfHostileValuesIsZeroNotAnOverflow) {
+  EXPECT_EQ(ConvOutputSize(112, 3, 1, 2, 1), 56);
+  EXPECT_EQ(ConvOutputSize(INT64_MAX, 3, INT64_MAX, 1, 1), 0);  // past int64
+  EXPECT_EQ(ConvOutputSize(10, INT64_MAX, 0, 1, INT64_MAX), 0);  // window past int64
+  EXPECT_EQ(ConvOutputSize(INT64_MAX, 1, 0, 1, 1), INT64_MAX);
+}
+
+// A key of a database file may say any layer count: counted in closed form
+// (a loop over 2^62 layers hung), and two layers as layer 0 plus one more.
+TEST(WorkTest, RnnLayersInClosedForm) {
+  const std::string rest = " dirs=2 dtype=fp32 math=fp32 layout=-";
+  const double two = Work("rnn_fwd cell=gru seq=3 batch=2 input=5 hidden=4 layers=2" + rest).flops;
+  const double step = 3.0 * 2 * 2;  // seq x batch x dirs
+  EXPECT_EQ(two, step * (2.0 * 3 * 4 * (5 + 4) + 10 * 4) + step * (2.0 * 3 * 4 * (8 + 4) + 10 * 4));
+  const double huge =
+      Work("rnn_fwd cell=gru seq=3 batch=2 input=5 hidden=4 layers=4611686018427387904" + rest)
+          .flops;
+  EXPECT_GT(huge, 4e18);
+  EXPECT_TRUE(std::isfinite(huge));
 }
 
 TEST(WorkTest, ErrorsNameTheProblem) {

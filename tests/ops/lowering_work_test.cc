@@ -1,10 +1,8 @@
 // The lowering's FLOPs against WorkOfKey's (src/kernel) for every call of
 // every model under tests/data/zoo/ and tests/data/probes/ (batch 2,
-// inference and training, fp32 and fp16): every call's key must have a Work, and the
-// kinds whose lowering counts FLOPs as WorkOfKey does must agree exactly.
-// The kinds in kFlopsDiffer count them differently (the lowering from the
-// ONNX shapes and its own per-element costs, WorkOfKey from the key alone);
-// the test fails when one of them starts to agree, so the list stays current.
+// inference and training, fp32 and fp16) and of every optimizer: every
+// call's key must have a Work, and every call's FLOPs must be its Work's
+// exactly: WorkOfKey is the one formula of a kind (issue 21).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include "dlsim/kernel/work.h"
 #include "dlsim/model/onnx_import.h"
 #include "dlsim/ops/lowering.h"
+#include "dlsim/util/optimizer.h"
 
 namespace dlsim {
 namespace {
@@ -78,32 +77,26 @@ std::map<KernelKind, KindTally> TallyAllModels() {
 }
 
 TEST(LoweringWorkTest, LoweringFlopsEqualWorkOfKey) {
-  // The lowering counts with its own constants where WorkOfKey has the
-  // key's: softmax 5 FLOPs per element (Work 4), layer norm 8 and 8 (6, 10),
-  // batch norm 4/8/10 (2/5/8), RNNs 10 pointwise FLOPs per hidden unit and
-  // step on top of the gate GEMMs, attention its softmax, elementwise per op;
-  // pooling takes its output size from the ONNX shape (ceil mode,
-  // asymmetric pads) where Work recomputes it. Unifying them moves roofline
-  // and scaled estimates, so it waits for a change that may move them.
+  std::map<KernelKind, KindTally> tally = TallyAllModels();
+  for (Optimizer optimizer :
+       {Optimizer::kSgd, Optimizer::kSgdMomentum, Optimizer::kAdam, Optimizer::kAdamW}) {
+    for (const KernelCall& call : LowerOptimizer(optimizer, 1000, 3, false, LoweringOptions{})) {
+      TallyCall("optimizer", call, &tally);
+    }
+  }
+  // Every kind the zoo lowers to is seen, the memory-bound and the compute ones.
   using K = KernelKind;
-  const std::set<KernelKind> kFlopsDiffer = {
-      K::kBatchNormInfer, K::kBatchNormTrainFwd, K::kBatchNormBwd, K::kPoolFwd, K::kPoolBwd,
-      K::kSoftmaxFwd,     K::kSoftmaxBwd,        K::kLayerNormFwd, K::kLayerNormBwd,
-      K::kRnnFwd,         K::kRnnBwdData,        K::kRnnBwdWeights, K::kAttentionFwd,
-      K::kAttentionBwd,   K::kElementwise};
-  const std::map<KernelKind, KindTally> tally = TallyAllModels();
-  // The kinds that agree are all seen.
-  for (KernelKind kind : {K::kConvFwd, K::kConvBwdData, K::kConvBwdFilter, K::kGemm,
-                          K::kBatchedGemm, K::kReduction, K::kCopy}) {
+  for (KernelKind kind :
+       {K::kConvFwd, K::kConvBwdData, K::kConvBwdFilter, K::kGemm, K::kBatchedGemm, K::kReduction,
+        K::kCopy, K::kBatchNormInfer, K::kBatchNormTrainFwd, K::kBatchNormBwd, K::kPoolFwd,
+        K::kPoolBwd, K::kSoftmaxFwd, K::kSoftmaxBwd, K::kLayerNormFwd, K::kLayerNormBwd,
+        K::kRnnFwd, K::kRnnBwdData, K::kRnnBwdWeights, K::kAttentionFwd, K::kAttentionBwd,
+        K::kElementwise, K::kOptimizer}) {
     EXPECT_NE(tally.count(kind), 0u) << KernelKindName(kind);
   }
   for (const auto& [kind, t] : tally) {
-    if (kFlopsDiffer.count(kind) != 0) {
-      EXPECT_GT(t.flops_differ, 0) << KernelKindName(kind) << " now agrees: take it off the list";
-    } else {
-      EXPECT_EQ(t.flops_differ, 0) << KernelKindName(kind) << ": " << t.flops_differ << " of "
-                                   << t.calls << " calls differ, e.g. " << t.example;
-    }
+    EXPECT_EQ(t.flops_differ, 0) << KernelKindName(kind) << ": " << t.flops_differ << " of "
+                                 << t.calls << " calls differ, e.g. " << t.example;
   }
 }
 

@@ -273,6 +273,19 @@ TEST(FitNeighboursTest, JsonFormatAndFieldErrors) {
                 "classes[0] (copy/fp32): correction 'boosted' but no boosters.copy"),
             std::string::npos)
       << orphan.status().message();
+
+  // Issue 24: a count out of int's range (converting 1e300 to int was
+  // undefined) or not whole is refused, naming the field.
+  for (const char* count : {"1e300", "-1", "2.5"}) {
+    std::string bad_count = MinimalJson("7", measured);
+    bad_count.replace(bad_count.find("\"n_train\":2"), 11, std::string("\"n_train\":") + count);
+    auto refused = FittedModels::FromJson(bad_count);
+    EXPECT_EQ(refused.status().code(), StatusCode::kParseError) << count;
+    EXPECT_NE(refused.status().message().find(
+                  "classes[0]: field 'n_train' must be a count (a whole number >= 0)"),
+              std::string::npos)
+        << refused.status().message();
+  }
 }
 
 }  // namespace

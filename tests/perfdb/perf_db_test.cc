@@ -77,6 +77,30 @@ TEST(PerfDbTest, LoadTimingsRefusesBadValuesNamingTheRow) {
   }
 }
 
+// Issue 24 (perfdb_file_fuzz): a file whose measurements name a software
+// stack that table software_stacks lacks (foreign keys are not enforced on
+// a file another program wrote) is an error naming the file, not a check
+// failure.
+TEST(PerfDbTest, MissingSoftwareStackIsAnError) {
+  const std::string path = TempPath("no_stack.db");
+  {
+    PerfDb db = OpenNew(path);
+    ASSERT_TRUE(db.ImportJsonl(Fixture("h100_b.jsonl")).ok());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "DELETE FROM software_stacks", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto db = PerfDb::Open(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto stack = db->LatestStack("NVIDIA H100 80GB HBM3");
+  ASSERT_FALSE(stack.ok());
+  EXPECT_EQ(stack.status().code(), StatusCode::kParseError);
+  EXPECT_EQ(stack.status().message(),
+            path + ": measurements of GPU 'NVIDIA H100 80GB HBM3' name software stack 1, "
+                   "which table software_stacks lacks");
+}
+
 TEST(PerfDbTest, ImportCountsRowsAndStats) {
   PerfDb db = OpenNew(TempPath("a.db"));
   auto stats = db.ImportJsonl(Fixture("h100_a.jsonl"));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dlsim/kernel/kernel_call.h"
 #include "dlsim/kernel/key.h"
 #include "dlsim/kernel/tiles.h"
 #include "dlsim/util/status.h"
@@ -26,6 +27,11 @@ struct KeyWork {
 // Errors: a parameter the kind needs is missing or not a positive integer,
 // an unknown dtype, or a shape whose output is empty (names the key).
 Result<KeyWork> WorkOfKey(const ParsedKey& key);
+
+// The FLOPs of a call: WorkOfKey(KeyOf(call)).flops, or 0 when its key has
+// no Work (a parameter 0: an empty tensor). The lowering sets every call's
+// FLOPs with it.
+double CallFlops(const KernelCall& call);
 
 // Output size of a convolution or pooling window along one axis:
 // (in + 2 pad - (dilation (filter - 1) + 1)) / stride + 1, the cuDNN and

@@ -116,12 +116,12 @@ void RegisterDataMovementOps(OpRegistry& registry);
 // Shared helpers for lowering functions.
 KernelCall ElementwiseCall(const LowerContext& ctx, const std::string& op,
                            int64_t out_elems, int arity, double bytes_read,
-                           double bytes_written, double flops_per_elem);
+                           double bytes_written);
 // A backward pointwise call reading the output gradient (+ saved inputs).
 KernelCall ElementwiseBwdCall(const LowerContext& ctx, const std::string& op,
                               int64_t elems, int arity);
 // A reduction ("sum", "max", ...) of `in_elems` elements to `out_elems`
-// rows (rows = out_elems, cols = in_elems / out_elems), one FLOP per input.
+// rows (rows = out_elems, cols = in_elems / out_elems).
 KernelCall ReductionCall(const LowerContext& ctx, const std::string& op, int64_t in_elems,
                          int64_t out_elems, double bytes_read, double bytes_written);
 
