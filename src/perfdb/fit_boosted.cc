@@ -176,7 +176,7 @@ Result<std::shared_ptr<Booster>> Booster::Train(const std::vector<std::vector<fl
   DMatrixHandle dm = m.handle();
   BoosterHandle b = nullptr;
   if (XGBoosterCreate(&dm, 1, &b) != 0) return Internal(XgbError("create"));
-  std::shared_ptr<Booster> out(new Booster(b));
+  std::shared_ptr<Booster> out(new Booster(b, width));
   DLSIM_RETURN_IF_ERROR(SetParams(b));
   for (int i = 0; i < kBoostRounds; ++i) {
     if (XGBoosterUpdateOneIter(b, i, dm) != 0) return Internal(XgbError("training"));
@@ -187,10 +187,13 @@ Result<std::shared_ptr<Booster>> Booster::Train(const std::vector<std::vector<fl
 Result<std::shared_ptr<Booster>> Booster::Load(const std::string& saved) {
   BoosterHandle b = nullptr;
   if (XGBoosterCreate(nullptr, 0, &b) != 0) return Internal(XgbError("create"));
-  std::shared_ptr<Booster> out(new Booster(b));
+  std::shared_ptr<Booster> out(new Booster(b, 0));
   if (XGBoosterLoadModelFromBuffer(b, saved.data(), saved.size()) != 0) {
     return ParseError(XgbError("model"));
   }
+  bst_ulong features = 0;
+  if (XGBoosterGetNumFeature(b, &features) != 0) return ParseError(XgbError("model"));
+  out->features_ = static_cast<size_t>(features);
   if (XGBoosterSetParam(b, "nthread", "1") != 0) return Internal(XgbError("SetParam"));
   return out;
 }
@@ -208,6 +211,7 @@ Result<std::string> Booster::Save() const {
 }
 
 double Booster::Predict(const std::vector<float>& row) const {
+  DLSIM_CHECK(row.size() == features_);
   // In-place prediction from the row's memory (no DMatrix per call), as an
   // __array_interface__ of one row.
   const std::string values = "{\"data\": [" +
@@ -230,8 +234,10 @@ double Booster::Predict(const std::vector<float>& row) const {
 double LazyBooster::LogCorrection(const ParsedKey& key, const KeyFeatures& f,
                                   int64_t sm_count) const {
   std::call_once(once_, [this] {
+    // trees that do not parse, or that read rows of another width than the
+    // encoder's (a hand-edited or corrupt database), correct nothing
     auto b = Booster::Load(saved_);
-    if (b.ok()) booster_ = *b;
+    if (b.ok() && (*b)->features() == encoder_.width()) booster_ = *b;
   });
   if (booster_ == nullptr) return 0;
   const std::vector<float> row = encoder_.Encode(key, f, sm_count);

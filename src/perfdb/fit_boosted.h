@@ -69,11 +69,14 @@ class Booster {
   Booster& operator=(const Booster&) = delete;
 
   Result<std::string> Save() const;  // XGBoost's JSON model
+  // The trees' input width; Predict needs rows of exactly that width.
+  size_t features() const { return features_; }
   double Predict(const std::vector<float>& row) const;
 
  private:
-  explicit Booster(void* handle) : handle_(handle) {}
+  Booster(void* handle, size_t features) : handle_(handle), features_(features) {}
   void* handle_;  // BoosterHandle
+  size_t features_;
   mutable std::mutex mu_;
 };
 

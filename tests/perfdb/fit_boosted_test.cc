@@ -81,7 +81,13 @@ TEST(BoosterTest, LearnsAStepAndKeepsItThroughSaveAndLoad) {
   EXPECT_EQ((*back)->Predict({10.0f, 1.0f}), odd);
   EXPECT_EQ((*back)->Predict({10.0f, 0.0f}), even);
 
+  EXPECT_EQ((*trees)->features(), 2u);
+  EXPECT_EQ((*back)->features(), 2u);
   EXPECT_EQ(Booster::Load("not a model").status().code(), StatusCode::kParseError);
+  // Trees of another width than their encoder's (a corrupt database) correct nothing.
+  const ParsedKey a = Parse("copy op=cast elems=4096 dtype=fp32 math=fp32 layout=-");
+  perfdb_internal::LazyBooster lazy(KeyEncoder::Build({&a}), *saved);
+  EXPECT_EQ(lazy.LogCorrection(a, *FeaturesOfKey(a, kSms), kSms), 0.0);
   EXPECT_EQ(Booster::Train({}, {}).status().code(), StatusCode::kInvalidArgument);
 }
 
