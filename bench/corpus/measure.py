@@ -98,12 +98,8 @@ def inference(name, dtype, batch, base, traces):
     return rec
 
 
-def training(name, dtype, batch, base, traces):
-    model = families.build(name).to(DEV).train()
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-    x = families.make_input(name, batch, "fp32")
-    weights = torch.cuda.memory_allocated() - base
-
+def sgd_step(model, opt, x, dtype):
+    """The reference training step: SGD with momentum, fp32 or under bf16 autocast (bf16_amp)."""
     def step():
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dtype == "bf16_amp"):
@@ -112,7 +108,15 @@ def training(name, dtype, batch, base, traces):
             y = y[0]
         y.float().mean().backward()
         opt.step()
+    return step
 
+
+def training(name, dtype, batch, base, traces):
+    model = families.build(name).to(DEV).train()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    x = families.make_input(name, batch, "fp32")
+    weights = torch.cuda.memory_allocated() - base
+    step = sgd_step(model, opt, x, dtype)
     rec = dict(mode="training", dtype=dtype, batch=batch, optimizer="sgd_momentum", weights_bytes=weights,
                attn=attn_impl(model))
     rec["peak_bytes"] = peak_bytes(step, base)

@@ -26,7 +26,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "accuracy"))
 import corpus  # noqa: E402
 import families  # noqa: E402
-from measure import peak_bytes  # noqa: E402  (the reference runs' steady-state peak)
+from measure import peak_bytes, sgd_step  # noqa: E402  (the reference runs' peak and step)
 from rounds import set_reference_math  # noqa: E402
 
 DEV = "cuda"
@@ -62,16 +62,7 @@ def training(name, dtype, batch, base):
     model = families.build(name).to(DEV).train()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     x = families.make_input(name, batch, "fp32")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dtype == "bf16_amp"):
-            y = model(x)
-        if isinstance(y, tuple):
-            y = y[0]
-        y.float().mean().backward()
-        opt.step()
-    return peak_bytes(step, base)
+    return peak_bytes(sgd_step(model, opt, x, dtype), base)
 
 
 CASES = (("inference", "fp32", inference), ("inference", "fp16", inference),
