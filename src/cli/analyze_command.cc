@@ -104,6 +104,7 @@ void RegisterAnalyzeCommand(CLI::App& app, int* exit_code) {
                   "to FILE (docs/reports.md)")
       ->type_name("FILE");
   AddModelOptions(cmd, &args->model_opts, true);
+  AddHostOption(cmd, &args->model_opts);
   cmd->callback([cmd, args, exit_code] {
     Status s = RunAnalyze(*cmd, *args);
     *exit_code = s.ok() ? 0 : ReportError(s);

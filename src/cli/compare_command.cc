@@ -87,6 +87,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
                   "model iterations the trace holds (0: detect from the repeating kernel names)")
       ->capture_default_str();
   AddModelOptions(cmd, &args->model_opts, true);
+  AddHostOption(cmd, &args->model_opts);
   cmd->callback([cmd, args, exit_code] {
     Status s = RunCompare(*cmd, *args);
     *exit_code = s.ok() ? 0 : ReportError(s);

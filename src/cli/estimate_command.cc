@@ -71,6 +71,9 @@ void PrintWorkloadRate(const WorkloadRate& w) {
 Status RunWorkloads(const EstimateArgs& args, OutputFormat format) {
   DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(args.workload));
   DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
+  if (!args.model_opts.host_profile.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(machine.host, LoadHostProfile(args.model_opts.host_profile));
+  }
   StepTimeFn step_time = MakeStepTimeFn();
   std::vector<WorkloadRate> rates;
   for (const Workload& w : wf.workloads) {
@@ -165,6 +168,7 @@ void RegisterEstimateCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"time", "graph"}));
   cmd->add_flag("--quiet", args->quiet, "table: the headline alone (the figure to quote)");
   AddModelOptions(cmd, &args->model_opts, true);
+  AddHostOption(cmd, &args->model_opts);
   cmd->callback([cmd, args, exit_code] {
     Status s = RunEstimate(*cmd, *args);
     *exit_code = s.ok() ? 0 : ReportError(s);

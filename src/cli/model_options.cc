@@ -45,4 +45,11 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
   }
 }
 
+void AddHostOption(CLI::App* cmd, ModelOptions* opts) {
+  cmd->add_option("--host", opts->host_profile,
+                  "host profile YAML (what `dlsim-calibrate host` writes): the host's eager "
+                  "dispatch costs, in place of the machine file's host section")
+      ->type_name("FILE");
+}
+
 }  // namespace dlsim::cli

@@ -13,6 +13,8 @@ namespace dlsim::cli {
 
 // Adds the options to `cmd`; `with_training` adds --mode and --optimizer.
 void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training);
+// Adds --host FILE (commands that price on a machine: estimate, analyze, compare).
+void AddHostOption(CLI::App* cmd, ModelOptions* opts);
 
 }  // namespace dlsim::cli
 

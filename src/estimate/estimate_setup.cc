@@ -140,6 +140,9 @@ Result<EstimateSetup> LoadEstimateSetup(const std::string& model, const ModelOpt
                                         const std::string& machine) {
   DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(opts));
   DLSIM_ASSIGN_OR_RETURN(Machine m, LoadMachine(ResolveMachinePath(machine)));
+  if (!opts.host_profile.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(m.host, LoadHostProfile(opts.host_profile));
+  }
   DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(model, opts));
   DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(m));
   if (eo.batch == 0 && !graph.inputs.empty()) {

@@ -63,6 +63,16 @@ Result<Machine> LoadMachine(const std::string& path) {
   return LoadMachineFromString(text, path);
 }
 
+Result<HostSpec> LoadHostProfile(const std::string& path) {
+  DLSIM_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "host profile"));
+  DLSIM_ASSIGN_OR_RETURN(YAML::Node doc, ParseYaml(text, path));
+  try {
+    return machine_internal::ParseHostProfile(doc, path);
+  } catch (const YAML::Exception& e) {
+    return Internal(path + ": yaml-cpp failed: " + e.what());
+  }
+}
+
 std::string BundledMachinesDir() {
   const char* env = std::getenv("DLSIM_MACHINES_DIR");
   if (env != nullptr && env[0] != '\0') return env;

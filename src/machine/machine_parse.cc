@@ -129,6 +129,9 @@ void ParseHost(YamlFields f, HostSpec* h) {
   h->given = true;
   if (f.Has("framework")) h->framework = f.String("framework", Presence::kOptional);
   f.Allow("framework");
+  h->cpu = f.String("cpu", Presence::kOptional);
+  h->framework_version = f.String("framework_version", Presence::kOptional);
+  h->calibrated = f.Choice("calibrated", {"true", "false"}, "false") == "true";
   h->dispatch_s = f.NonNegative("dispatch_us", 0, kMaxUs) * kMicro;
   YamlFields by_kind = f.Map("dispatch_us_by_kind", Presence::kOptional);
   for (const auto& kind : f.MapKeys("dispatch_us_by_kind")) {
@@ -283,6 +286,18 @@ void ParseSources(YamlFields& root, const YAML::Node& doc, Machine* m) {
 }
 
 }  // namespace
+
+Result<HostSpec> ParseHostProfile(const YAML::Node& doc, const std::string& file) {
+  auto sink = std::make_shared<ErrorSink>();
+  YamlFields root = YamlFields::Root(doc, file, sink);
+  if (!sink->ok()) return sink->status();
+  HostSpec h;
+  ParseHost(root.Map("host", Presence::kRequired), &h);
+  root.Finish();
+  if (!sink->ok()) return sink->status();
+  h.profile_path = file;
+  return h;
+}
 
 Result<Machine> ParseMachine(const YAML::Node& doc, const std::string& file) {
   auto sink = std::make_shared<ErrorSink>();

@@ -15,6 +15,9 @@ namespace dlsim::machine_internal {
 // Validates `doc` and converts it to SI units. `file` names the file in
 // messages and is the base of relative calibration paths. Never throws.
 Result<Machine> ParseMachine(const YAML::Node& doc, const std::string& file);
+// A host profile: a document whose only key is `host`, the machine file's
+// section (what dlsim-calibrate host writes). Never throws.
+Result<HostSpec> ParseHostProfile(const YAML::Node& doc, const std::string& file);
 
 }  // namespace dlsim::machine_internal
 

@@ -38,6 +38,7 @@ struct ModelOptions {
   bool checkpoint_activations = false;  // training: --recompute full, as a flag
   std::string recompute = "none";       // training: none, selective or full
   std::string layout = "nchw";
+  std::string host_profile;             // --host FILE: replaces the machine's host section
 };
 
 // The batch to use: --batch parsed strictly (a positive integer; "0", "" and

@@ -56,6 +56,11 @@ struct HostSpec {
   std::map<std::string, double> dispatch_s_by_kind;
   bool given = false;      // the machine file has a `host` section
   std::string taken_from;  // else the scale_from file whose host this is ("" if none)
+  // What the costs were measured on (dlsim-calibrate host writes them).
+  std::string cpu;                // CPU model, "" if not said
+  std::string framework_version;  // e.g. "2.11.0+cu130", "" if not said
+  bool calibrated = false;        // measured on this host by dlsim-calibrate host
+  std::string profile_path;       // the --host file it came from ("" if the machine's)
 };
 
 struct LinkSpec {

@@ -29,6 +29,12 @@ Result<Machine> LoadMachine(const std::string& path);
 Result<Machine> LoadMachineFromString(const std::string& yaml_text,
                                       const std::string& path_for_messages);
 
+// Loads a host profile (docs/machine-format.md, "Host profiles"): a YAML file
+// whose only key is `host`, as the machine file's section; what
+// `dlsim-calibrate host` writes, and what `--host FILE` puts in place of a
+// machine's host. Errors as LoadMachine's; profile_path is set to `path`.
+Result<HostSpec> LoadHostProfile(const std::string& path);
+
 // The bundled machines folder: $DLSIM_MACHINES_DIR, else the source tree's
 // machines/ (compiled in), else ./machines.
 std::string BundledMachinesDir();

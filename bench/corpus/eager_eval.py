@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""dlsim's eager time against corpus eager loops timed beside a host calibration.
+
+bench/corpus/run_eager.sh calibrates the host (calibrate/host_calibrate.py)
+before and after timing the eager loops of corpus models in one device call.
+For every timed case and both exports this runs `dlsim estimate` twice: with
+the machine file's own host section, and with `--host` set to the mean of
+that run's two calibrations (a host profile written under build/), and
+prints the median |error|, P90 and bias of each by side, mode and dtype.
+
+Usage: eager_eval.py [--data DIR] [--dlsim build/dlsim] [--machine h100]
+                     [--side test|cal|all] [--jobs N] [--csv FILE]
+"""
+import argparse
+import collections
+import csv
+import glob
+import json
+import os
+import statistics
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import corpus  # noqa: E402
+import evaluate  # noqa: E402
+
+ORDER = ["conv_fwd", "conv_bias_act", "gemm", "batched_gemm", "attention_fwd", "batchnorm_infer",
+         "batchnorm_infer.fp16", "layernorm_fwd", "softmax_fwd", "pool_fwd", "reduction", "copy",
+         "elementwise", "rnn_fwd", "none", "backward", "optimizer", "optimizer_per_tensor"]
+
+
+def mean_profile(jsons, out_path):
+    """The mean of the calibrations' per-kind costs, as a host profile file."""
+    runs = [json.load(open(p)) for p in jsons]
+    kinds = {k: statistics.mean(r["kinds_us"][k] for r in runs) for k in runs[0]["kinds_us"]}
+    info = runs[0]["info"]
+    lines = ["host:", "  framework: pytorch", f"  framework_version: \"{info['torch']}\"",
+             f"  cpu: \"{info['cpu']}\"", "  calibrated: true",
+             f"  dispatch_us: {kinds['elementwise']:.2f}", "  dispatch_us_by_kind:"]
+    lines += [f"    {k}: {kinds[k]:.2f}" for k in ORDER if k in kinds]
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return out_path
+
+
+def cases(data_dir, side):
+    """(record, host profile path) of every eager case of the side, from each run in DATA."""
+    out = []
+    prof_dir = os.path.join(ROOT, "build", "eager-hosts")
+    os.makedirs(prof_dir, exist_ok=True)
+    for eager in sorted(glob.glob(os.path.join(data_dir, "eager_*.jsonl"))):
+        run = os.path.basename(eager)[len("eager_"):-len(".jsonl")]
+        jsons = sorted(glob.glob(os.path.join(data_dir, f"host_{run}_*.json")))
+        if not jsons:
+            sys.exit(f"eager_eval.py: {eager}: no host_{run}_*.json calibration beside it")
+        profile = mean_profile(jsons, os.path.join(prof_dir, f"host_{run}.yaml"))
+        for line in open(eager):
+            rec = json.loads(line)
+            if "model" not in rec or "error" in rec:
+                continue
+            if side != "all" and corpus.spec(rec["model"])["side"] != side:
+                continue
+            out.append((rec, profile))
+    return out
+
+
+def estimate(dlsim, machine, rec, exporter, host):
+    s = corpus.spec(rec["model"])
+    onnx_path = os.path.join(evaluate.CACHE, "onnx", f"{rec['model']}.{exporter}.onnx")
+    shape = "x".join(str(d) for d in corpus.input_shape(s, rec["batch"]))
+    cmd = [dlsim, "estimate", onnx_path, "--machine", machine, "--input",
+           f"{corpus.input_name(s)}:{shape}", "--format", "json"]
+    cmd += evaluate.CASE_ARGS[(rec["mode"], rec["dtype"])]
+    if host:
+        cmd += ["--host", host]
+    j, err = evaluate.run_json(cmd)
+    return (j["eager_ms"] if j else None), err
+
+
+def row_of(dlsim, machine, rec, profile, exporter):
+    row = dict(model=rec["model"], family=corpus.spec(rec["model"])["family"],
+               side=corpus.spec(rec["model"])["side"], exporter=exporter, mode=rec["mode"],
+               dtype=rec["dtype"], batch=rec["batch"], measured_eager_ms=rec["eager_ms"])
+    row["bundled_eager_ms"], err1 = estimate(dlsim, machine, rec, exporter, None)
+    row["calibrated_eager_ms"], err2 = estimate(dlsim, machine, rec, exporter, profile)
+    row["error"] = err1 or err2
+    return row
+
+
+def summary(rows, column):
+    errs = [(r[column] - r["measured_eager_ms"]) / r["measured_eager_ms"] for r in rows
+            if r.get(column) is not None]
+    if not errs:
+        return "n = 0"
+    a = sorted(abs(e) for e in errs)
+    p90 = a[min(len(a) - 1, int(round(0.9 * (len(a) - 1))))]
+    return (f"{100 * statistics.median(a):5.1f} % median, P90 {100 * p90:5.1f} %, "
+            f"bias {100 * statistics.median(errs):+5.1f} % (n = {len(errs)})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=os.path.join(HERE, "data_eager"))
+    ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
+    ap.add_argument("--machine", default="h100")
+    ap.add_argument("--side", default="test", choices=["test", "cal", "all"])
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--csv")
+    args = ap.parse_args()
+    evaluate.unpack()
+    work = [(rec, prof, ex) for rec, prof in cases(args.data, args.side) for ex in evaluate.EXPORTERS]
+    with ThreadPoolExecutor(args.jobs) as pool:
+        rows = list(pool.map(lambda w: row_of(args.dlsim, args.machine, *w), work))
+    failed = [r for r in rows if r["error"]]
+    for r in failed[:10]:
+        print(f"# {r['model']} {r['exporter']} {r['mode']} {r['dtype']}: {r['error']}")
+    groups = collections.defaultdict(list)
+    for r in rows:
+        groups[("all", "")].append(r)
+        groups[(r["mode"], "")].append(r)
+        groups[(r["mode"], r["dtype"])].append(r)
+    print(f"eager time, corpus {args.side} side, {len(rows)} estimates ({len(failed)} failed)")
+    for (mode, dtype), rs in sorted(groups.items()):
+        label = f"{mode} {dtype}".strip()
+        print(f"  {label:22s} bundled host:    {summary(rs, 'bundled_eager_ms')}")
+        print(f"  {'':22s} calibrated host: {summary(rs, 'calibrated_eager_ms')}")
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Eager times of corpus models, for scoring dlsim's eager estimate against a calibrated host.
+
+The eager loop is as much the host's as the GPU's, so it is scored against a
+host section measured on the same machine in the same call
+(calibrate/host_calibrate.py, run by bench/corpus/run_eager.sh before and
+after this script). For each model at the batch its spec draws: eager
+inference in fp32 and fp16, and the eager training step (SGD with momentum;
+fp32 and bf16 autocast), timed as measure.py times them. One JSON line per
+case goes to --out; a case that fails is recorded with its error.
+
+Usage: measure_eager.py --out FILE [--max-seconds S] NAME [NAME ...]
+"""
+import argparse
+import gc
+import json
+import os
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "accuracy"))
+import corpus  # noqa: E402
+import families  # noqa: E402
+from measure import sgd_step  # noqa: E402
+from reference_runs import environment, time_fn  # noqa: E402
+from rounds import set_reference_math  # noqa: E402
+
+DEV = "cuda"
+
+
+def inference(name, dtype, batch):
+    model = families.build(name).to(DEV).eval()
+    if dtype == "fp16":
+        model = model.half()
+    x = families.make_input(name, batch, dtype)
+    with torch.no_grad():
+        ms, samples = time_fn(lambda: model(x), target_ms=40, loops=3)
+    return dict(eager_ms=ms, samples_ms=samples)
+
+
+def training(name, dtype, batch):
+    model = families.build(name).to(DEV).train()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    x = families.make_input(name, batch, "fp32")
+    ms, samples = time_fn(sgd_step(model, opt, x, dtype), target_ms=80, loops=3)
+    return dict(eager_ms=ms, samples_ms=samples, optimizer="sgd_momentum")
+
+
+CASES = (("inference", "fp32", inference), ("inference", "fp16", inference),
+         ("training", "fp32", training), ("training", "bf16_amp", training))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--max-seconds", type=float, default=1e9)
+    ap.add_argument("names", nargs="+")
+    args = ap.parse_args()
+    start = time.time()
+    set_reference_math()
+    with open(args.out, "a") as out:
+        out.write(json.dumps(environment()) + "\n")
+        for i, name in enumerate(args.names):
+            if time.time() - start > args.max_seconds:
+                print(f"# out of time: {len(args.names) - i} models left", flush=True)
+                break
+            batch = corpus.spec(name)["batch"]
+            for mode, dtype, fn in CASES:
+                gc.collect()
+                torch.cuda.empty_cache()
+                try:
+                    rec = fn(name, dtype, batch)
+                except Exception as e:  # noqa: BLE001 - record and go on
+                    torch.cuda.synchronize()
+                    rec = dict(error=repr(e)[:400])
+                rec.update(model=name, mode=mode, dtype=dtype, batch=batch)
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+            print(f"# {i + 1}/{len(args.names)} {name} {time.time() - start:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
