@@ -8,6 +8,7 @@
 #include "checkpoint_segments.h"
 #include "dispatch.h"
 #include "gradient_allreduce.h"
+#include "no_op_options.h"
 
 namespace dlsim {
 namespace {
@@ -335,6 +336,9 @@ Bound LayerEstimate::bound() const {
 Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& options) {
   EstimatePlan plan;
   DLSIM_ASSIGN_OR_RETURN(plan.lowered, LowerGraph(graph, options.lowering));
+  for (std::string& w : NoOpOptionWarnings(graph, plan.lowered, options.lowering)) {
+    plan.lowered.warnings.push_back(std::move(w));
+  }
   const bool training = options.lowering.training;
   const bool data_parallel = training && options.data_parallel.gpus > 1;
   if (training && options.recompute != Recompute::kNone) {
