@@ -80,7 +80,7 @@ void ExpectAt(const std::vector<json>& events, double ts_us, double dur_us) {
   EXPECT_DOUBLE_EQ(events[0]["dur"].get<double>(), dur_us);
 }
 
-TEST(ChromeTrace, OneStreamRunsTheKernelsBackToBack) {
+TEST(EstimateTrace, OneStreamRunsTheKernelsBackToBack) {
   const json t = Trace(Priced(TwoBranches(), {}, HostOf(20), {30, 50, 10}));
   EXPECT_EQ(MetaName(t, "process_name", 1, 1), "GPU (one stream)");
   EXPECT_EQ(MetaName(t, "thread_name", 1, 1), "stream 0");
@@ -90,7 +90,7 @@ TEST(ChromeTrace, OneStreamRunsTheKernelsBackToBack) {
 }
 
 // The two branches side by side; the join on stream 0 when the longer ends.
-TEST(ChromeTrace, CriticalPathPutsEachBranchOnAStream) {
+TEST(EstimateTrace, CriticalPathPutsEachBranchOnAStream) {
   const json t = Trace(Priced(TwoBranches(), {}, HostOf(20), {30, 50, 10}));
   EXPECT_EQ(MetaName(t, "process_name", 2, 1), "GPU (critical path)");
   EXPECT_EQ(MetaName(t, "thread_name", 2, 1), "stream 0");
@@ -102,7 +102,7 @@ TEST(ChromeTrace, CriticalPathPutsEachBranchOnAStream) {
 
 // Host dispatches every 20 us; each kernel runs when dispatched and the
 // previous one has ended: r1 at 20, s at 50 (r1's end), add at 100.
-TEST(ChromeTrace, EagerHasTheHostBesideTheDevice) {
+TEST(EstimateTrace, EagerHasTheHostBesideTheDevice) {
   const Estimate e = Priced(TwoBranches(), {}, HostOf(20), {30, 50, 10});
   const json t = Trace(e);
   EXPECT_EQ(MetaName(t, "process_name", 3, 1), "host");
@@ -116,7 +116,7 @@ TEST(ChromeTrace, EagerHasTheHostBesideTheDevice) {
   EXPECT_DOUBLE_EQ(e.eager_s * 1e6, 110);
 }
 
-TEST(ChromeTrace, NoHostTrackWithoutDispatchCosts) {
+TEST(EstimateTrace, NoHostTrackWithoutDispatchCosts) {
   const json t = Trace(Priced(TwoBranches(), {}, HostOf(0), {30, 50, 10}));
   EXPECT_EQ(MetaName(t, "process_name", 3, 1), "");
   EXPECT_EQ(MetaName(t, "process_name", 4, 1), "");
@@ -140,7 +140,7 @@ Machine H100() {
 
 // The all-reduce starts when the weight's gradient is ready (the end of
 // mm's backward, the last backward task) on a track of its own.
-TEST(ChromeTrace, DataParallelAllReduceOnItsOwnTrack) {
+TEST(EstimateTrace, DataParallelAllReduceOnItsOwnTrack) {
   EstimateOptions o;
   o.lowering.training = true;
   o.data_parallel.gpus = 2;
@@ -158,7 +158,7 @@ TEST(ChromeTrace, DataParallelAllReduceOnItsOwnTrack) {
   EXPECT_GT(ar.end_s, ar.start_s);
 }
 
-TEST(ChromeTrace, NoCommunicationTrackOnOneGpu) {
+TEST(EstimateTrace, NoCommunicationTrackOnOneGpu) {
   EstimateOptions o;
   o.lowering.training = true;
   const json t = Trace(Priced(OneWeight(), o, H100(), {100, 20}));
