@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -43,14 +44,23 @@ T ValueOrThrow(Result<T> r) {
   return std::move(r).value();
 }
 
+// The options the Python caller gave, as the command line names them
+// ("--tf32"): what the shared rules (dlsim/util/option_rules.h) refuse.
+OptionGiven GivenIn(std::vector<std::string> given) {
+  return [given = std::move(given)](const std::string& name) {
+    return std::find(given.begin(), given.end(), name) != given.end();
+  };
+}
+
 // `dlsim estimate MODEL --format json`: the JSON text. `batch` is the text of
-// --batch (None: the model's own batch).
+// --batch (None: the model's own batch); `given` the options the caller gave.
 std::string EstimateJson(const std::string& model, const std::string& machine,
                          std::optional<std::string> batch, std::vector<std::string> inputs,
                          std::vector<std::string> dims, std::string dtype, std::string tf32,
                          std::string mode, std::string optimizer, bool per_tensor_optimizer,
                          int gpus, bool strict, bool fuse, bool amp, bool checkpoint_activations,
-                         std::string layout, int zero, std::string recompute) {
+                         std::string layout, int zero, std::string recompute,
+                         std::vector<std::string> given) {
   ModelOptions opts;
   opts.batch_text = std::move(batch);
   opts.inputs = std::move(inputs);
@@ -69,6 +79,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
   opts.recompute = std::move(recompute);
   opts.layout = std::move(layout);
   py::gil_scoped_release release;
+  ThrowIfError(CheckModelOptionsApply(opts, GivenIn(std::move(given))));
   EstimateSetup setup = ValueOrThrow(LoadEstimateSetup(model, opts, machine));
   Estimate e = ValueOrThrow(EstimateModel(setup.graph, setup.cost, setup.options));
   return EstimateToJson(e, ReportOptions{});
@@ -130,8 +141,9 @@ py::list SweepRows(const std::vector<std::string>& files, const std::string& mac
 // `dlsim scale JOB --machine M [layout options] [--search --gpus N]
 // --format json`: the JSON text.
 std::string ScaleJson(const std::string& job_path, const std::string& machine_name,
-                      const ScaleRequest& request) {
+                      const ScaleRequest& request, std::vector<std::string> given) {
   py::gil_scoped_release release;
+  ThrowIfError(CheckScaleRequestApplies(request, GivenIn(std::move(given))));
   const TrainingJob job = ValueOrThrow(LoadTrainingJob(job_path));
   const std::unique_ptr<PricedMachine> m = ValueOrThrow(PricedMachine::Load(machine_name));
   LayoutSearchResult r = ValueOrThrow(RunScaleJob(job, request, *m));
@@ -151,13 +163,14 @@ PYBIND11_MODULE(_dlsim, m) {
         py::arg("optimizer"), py::arg("per_tensor_optimizer"), py::arg("gpus"),
         py::arg("strict"), py::arg("fuse"), py::arg("amp"),
         py::arg("checkpoint_activations"), py::arg("layout"), py::arg("zero") = 0, py::arg("recompute") = "none",
+        py::arg("given") = std::vector<std::string>{},
         "dlsim estimate MODEL --format json, as JSON text");
   m.def(
       "scale_json",
       [](const std::string& job, const std::string& machine, int64_t tensor, int64_t pipeline,
          int64_t data, int64_t virtual_stages, int64_t microbatch, int64_t global_batch,
          const std::string& recompute, const std::string& sequence_parallel, int zero,
-         bool overlap_grad_reduce, bool search, int64_t gpus, int top) {
+         bool overlap_grad_reduce, bool search, int64_t gpus, int top, std::vector<std::string> given) {
         dlsim::ScaleRequest r;
         dlsim::PlanOverrides& o = r.overrides;
         o.tensor = tensor, o.pipeline = pipeline, o.data = data;
@@ -166,12 +179,13 @@ PYBIND11_MODULE(_dlsim, m) {
         o.sequence_parallel = sequence_parallel, o.zero = zero;
         o.overlap_grad_reduce = overlap_grad_reduce;
         r.search = search, r.gpus = gpus, r.top = static_cast<size_t>(top);
-        return ScaleJson(job, machine, r);
+        return ScaleJson(job, machine, r, std::move(given));
       },
       py::arg("job"), py::arg("machine"), py::arg("tensor"), py::arg("pipeline"), py::arg("data"),
       py::arg("virtual_stages"), py::arg("microbatch"), py::arg("global_batch"),
       py::arg("recompute"), py::arg("sequence_parallel"), py::arg("zero"),
       py::arg("overlap_grad_reduce"), py::arg("search"), py::arg("gpus"), py::arg("top"),
+      py::arg("given") = std::vector<std::string>{},
       "dlsim scale JOB --format json, as JSON text");
   m.def("sweep_rows", &SweepRows, py::arg("files"), py::arg("machine"), py::arg("grid"),
         py::arg("threads"), "dlsim sweep's CSV rows, as a list of dicts");

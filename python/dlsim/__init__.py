@@ -58,7 +58,7 @@ def _number_text(v):
 
 
 def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype="fp32",
-             tf32=None, mode="inference", optimizer="sgd_momentum",
+             tf32=None, mode=None, optimizer=None,
              per_tensor_optimizer=False, gpus=1, strict=False, fuse=False, amp=False,
              checkpoint_activations=False, recompute="none", zero=0, layout="nchw", warn=True):
     """`dlsim estimate MODEL --format json` as a dict (docs/json-output.md).
@@ -67,21 +67,30 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
     machine YAML path. batch: dim 0 of every input (None: the model's own).
     inputs: {name: (d1, d2, ...)} or ["NAME:D1xD2", ...] (--input).
     dims: {name: n} or ["NAME=N", ...] (--dim). dtype: fp32, tf32, fp16,
-    bf16. tf32: None, "none", "conv", "all". mode: inference or training;
-    optimizer, per_tensor_optimizer, gpus, recompute ("none", "selective",
-    "full"), checkpoint_activations (recompute="full"): training;
+    bf16. tf32: None, "none", "conv", "all". mode: inference (None, the
+    default) or training; optimizer (None: sgd_momentum),
+    per_tensor_optimizer, gpus, recompute ("none", "selective", "full"),
+    checkpoint_activations (recompute="full"): training;
     zero: ZeRO stage (0-3) across the `gpus` data-parallel GPUs.
     strict, fuse, amp, layout: as the options of the same names.
     warn: also issue the estimate's warnings as DlsimWarning.
+    An option that has no effect with the others (optimizer outside
+    training, tf32 with fp16, zero without gpus, ...) raises dlsim.Error
+    with the message the command line gives.
     """
+    given = [flag for flag, value in (("--tf32", tf32), ("--mode", mode), ("--optimizer", optimizer))
+             if value is not None]
+    if per_tensor_optimizer:
+        given.append("--per-tensor-optimizer")
     text = _dlsim.estimate_json(
         model=_path(model), machine=_path(machine),
         batch=None if batch is None else str(batch),
         inputs=_specs(inputs, ":", _shape_text), dims=_specs(dims, "=", str),
-        dtype=dtype, tf32=tf32 or "", mode=mode, optimizer=optimizer,
+        dtype=dtype, tf32=tf32 or "", mode=mode or "inference",
+        optimizer=optimizer or "sgd_momentum",
         per_tensor_optimizer=bool(per_tensor_optimizer), gpus=int(gpus), strict=bool(strict),
         fuse=bool(fuse), amp=bool(amp), checkpoint_activations=bool(checkpoint_activations),
-        layout=layout, zero=int(zero), recompute=recompute)
+        layout=layout, zero=int(zero), recompute=recompute, given=given)
     result = json.loads(text)
     if warn:
         for w in result.get("warnings", []):
@@ -115,14 +124,16 @@ def sweep(workloads, machine=None, grid=None, *, threads=0):
 
 def scale(job, machine="h100", *, tensor=None, pipeline=None, data=None, virtual_stages=None,
           microbatch=None, global_batch=None, recompute=None, sequence_parallel=None,
-          zero=None, overlap_grad_reduce=False, search=False, gpus=None, top=10):
+          zero=None, overlap_grad_reduce=False, search=False, gpus=None, top=None):
     """`dlsim scale JOB --format json` as a dict (docs/parallel.md).
 
     job: a training job YAML (model and parallel sections). machine: a
     bundled name or a machine YAML path. The layout keywords replace the
     job's; with search=True they stay fixed and the rest is searched over
     `gpus` GPUs: the result is then {"evaluated", "fitting", "layouts": [...]},
-    the fastest `top` layouts that fit, fastest first.
+    the fastest `top` (None: 10) layouts that fit, fastest first. top
+    without search, or gpus without search other than the layout's, raises
+    dlsim.Error.
     """
     sp = "" if sequence_parallel is None else ("true" if sequence_parallel else "false")
     text = _dlsim.scale_json(
@@ -132,5 +143,6 @@ def scale(job, machine="h100", *, tensor=None, pipeline=None, data=None, virtual
         global_batch=int(global_batch or 0), recompute=recompute or "",
         sequence_parallel=sp, zero=-1 if zero is None else int(zero),
         overlap_grad_reduce=bool(overlap_grad_reduce), search=bool(search),
-        gpus=int(gpus or 0), top=int(top))
+        gpus=int(gpus or 0), top=10 if top is None else int(top),
+        given=[] if top is None else ["--top"])
     return json.loads(text)

@@ -12,6 +12,7 @@
 
 #include "dlsim/estimate/estimate_setup.h"
 #include "dlsim/report/output_format.h"
+#include "dlsim/util/option_rules.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim::cli {
@@ -19,15 +20,16 @@ namespace dlsim::cli {
 // Whether `name` ("--batch", or a positional's name) was given on `cmd`
 // (false for an option `cmd` does not have).
 bool Given(const CLI::App& cmd, const std::string& name);
+// Given, as the shared rules (dlsim/util/option_rules.h) take it.
+OptionGiven GivenOn(const CLI::App& cmd);
 
 // kInvalidArgument "--X does not apply with WITH (REASON)" for the first of
 // `options` given on `cmd`; Ok when none was.
 Status RefuseGiven(const CLI::App& cmd, std::initializer_list<const char*> options,
                    const std::string& with, const std::string& reason);
 
-// The model options (AddModelOptions) that have no effect with the others:
-// --tf32 with --dtype fp16 or bf16, --optimizer and --per-tensor-optimizer
-// outside training.
+// dlsim::CheckModelOptionsApply (estimate_setup.h) with the options given
+// on `cmd`.
 Status CheckModelOptionsApply(const CLI::App& cmd, const ModelOptions& opts);
 
 // The options of estimate's layer table (--top, --sort, --quiet) and of

@@ -77,11 +77,9 @@ Status CheckScaleOptions(const CLI::App& cmd, const ScaleArgs& a, OutputFormat f
                              " does not apply with --calls (the calls are listed as CSV)");
     }
   }
-  if (!a.search) {
-    DLSIM_RETURN_IF_ERROR(RefuseGiven(cmd, {"--top"}, "no --search",
-                                      "it is the number of searched layouts to list"));
-  }
-  return Status::Ok();
+  ScaleRequest request;
+  request.search = a.search;
+  return CheckScaleRequestApplies(request, GivenOn(cmd));
 }
 
 Status RunScale(const CLI::App& cmd, const ScaleArgs& a) {
@@ -89,11 +87,6 @@ Status RunScale(const CLI::App& cmd, const ScaleArgs& a) {
   DLSIM_RETURN_IF_ERROR(CheckScaleOptions(cmd, a, format));
   DLSIM_ASSIGN_OR_RETURN(TrainingJob job, LoadJob(a));
   DLSIM_RETURN_IF_ERROR(ApplyOverrides(a.plan, &job.plan));
-  if (!a.search && a.gpus > 0 && a.gpus != job.plan.gpus()) {
-    return InvalidArgument("--gpus " + std::to_string(a.gpus) + " differs from tensor x pipeline"
-                           " x data = " + std::to_string(job.plan.gpus()) +
-                           "; give --search to choose a layout of that many GPUs");
-  }
   DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<PricedMachine> target, PricedMachine::Load(a.machine));
   std::ostringstream out;
   if (a.calls) {

@@ -17,11 +17,22 @@ Result<std::unique_ptr<PricedMachine>> PricedMachine::Load(const std::string& na
       new PricedMachine(std::move(machine), std::move(cost), std::move(comm)));
 }
 
+Status CheckScaleRequestApplies(const ScaleRequest& request, const OptionGiven& given) {
+  if (request.search) return Status::Ok();
+  return RefuseGivenOptions(given, {"--top"}, "no --search",
+                            "it is the number of searched layouts to list");
+}
+
 Result<LayoutSearchResult> RunScaleJob(const TrainingJob& job, const ScaleRequest& request,
                                        const PricedMachine& m) {
   LayoutSearchResult r;
   ParallelPlan plan = job.plan;  // a search takes what it does not search from it
   DLSIM_RETURN_IF_ERROR(ApplyOverrides(request.overrides, &plan));
+  if (!request.search && request.gpus > 0 && request.gpus != plan.gpus()) {
+    return InvalidArgument("--gpus " + std::to_string(request.gpus) + " differs from tensor x pipeline"
+                           " x data = " + std::to_string(plan.gpus()) +
+                           "; give --search to choose a layout of that many GPUs");
+  }
   if (!request.search) {
     auto est = m.model().Estimate(job.model, plan);
     if (!est.ok()) return est.status().WithContext(job.source_path);

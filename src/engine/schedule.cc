@@ -17,11 +17,13 @@ void CriticalPath(const std::vector<std::vector<size_t>>& deps, const std::vecto
   const size_t n = deps.size();
   std::vector<double> finish(n, 0.0);
   std::vector<long> pred(n, -1);
+  r->parallel_start_s.assign(n, 0.0);
   for (size_t v : order) {
     double start = 0;
     for (size_t u : deps[v]) {
       if (finish[u] > start) start = finish[u], pred[v] = static_cast<long>(u);
     }
+    r->parallel_start_s[v] = start;
     finish[v] = start + device_s[v];
   }
   if (n == 0) return;
@@ -31,16 +33,43 @@ void CriticalPath(const std::vector<std::vector<size_t>>& deps, const std::vecto
   std::reverse(r->critical_path.begin(), r->critical_path.end());
 }
 
+// Interval partitioning of the critical-path schedule: tasks in order of
+// start (ties in issue order) take the lowest-numbered stream whose last
+// task has ended.
+std::vector<int> AssignStreams(const std::vector<double>& start_s, const std::vector<double>& device_s) {
+  std::vector<size_t> by_start(start_s.size());
+  for (size_t i = 0; i < by_start.size(); ++i) by_start[i] = i;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t a, size_t b) { return start_s[a] < start_s[b]; });
+  std::vector<int> stream(start_s.size(), 0);
+  std::vector<double> free_at_s;  // per stream: when its last task ends
+  for (size_t v : by_start) {
+    size_t s = 0;
+    while (s < free_at_s.size() && free_at_s[s] > start_s[v]) ++s;
+    if (s == free_at_s.size()) free_at_s.push_back(0);
+    free_at_s[s] = start_s[v] + device_s[v];
+    stream[v] = static_cast<int>(s);
+  }
+  return stream;
+}
+
 // Eager: the host issues task i after dispatching it; the device runs it
 // when both the host has issued it and the previous task has finished.
 void Eager(const std::vector<double>& device_s, const std::vector<double>& dispatch_s,
            ScheduleResult* r) {
   double host = 0, device = 0;
-  r->start_s.resize(device_s.size());
+  const size_t n = device_s.size();
+  r->start_s.resize(n);
+  r->dispatch_start_s.resize(n);
+  r->dispatch_end_s.resize(n);
+  r->eager_start_s.resize(n);
   double stream = 0;
-  for (size_t i = 0; i < device_s.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
+    r->dispatch_start_s[i] = host;
     host += dispatch_s[i];
-    device = std::max(device, host) + device_s[i];
+    r->dispatch_end_s[i] = host;
+    r->eager_start_s[i] = std::max(device, host);
+    device = r->eager_start_s[i] + device_s[i];
     r->start_s[i] = stream;
     stream += device_s[i];
   }
@@ -73,6 +102,7 @@ ScheduleResult ScheduleTimes(const TaskDag& dag, const std::vector<double>& devi
   DLSIM_CHECK(device_s.size() == dag.size() && dispatch_s.size() == dag.size());
   ScheduleResult result;
   CriticalPath(dag.deps_, dag.order_, device_s, &result);
+  result.stream = AssignStreams(result.parallel_start_s, device_s);
   Eager(device_s, dispatch_s, &result);
   return result;
 }

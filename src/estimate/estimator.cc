@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "checkpoint_segments.h"
 #include "dispatch.h"
 #include "gradient_allreduce.h"
+#include "no_op_options.h"
 
 namespace dlsim {
 namespace {
@@ -213,12 +215,43 @@ MemoryFootprint Footprint(const Graph& graph, const LoweredGraph& lowered,
   return PeakMemory(graph, lowered, m);
 }
 
+// Task t of the DAG BuildTaskDag makes for `nodes` graph nodes: the layer
+// it belongs to and its phase.
+std::pair<size_t, Phase> TaskLayer(size_t t, size_t task_count, size_t nodes) {
+  if (t < nodes) return {t, Phase::kForward};
+  if (t + 1 == task_count && task_count == 2 * nodes + 1) return {nodes, Phase::kOptimizer};
+  return {2 * nodes - 1 - t, Phase::kBackward};
+}
+
+std::vector<TaskTiming> Timeline(const ScheduleResult& sched, const TaskDag& dag, size_t nodes,
+                                 const std::vector<LayerEstimate>& layers) {
+  std::vector<TaskTiming> out(dag.size());
+  for (size_t t = 0; t < dag.size(); ++t) {
+    TaskTiming& x = out[t];
+    x.name = dag.name(t);
+    std::tie(x.layer, x.phase) = TaskLayer(t, dag.size(), nodes);
+    const LayerEstimate& layer = layers[x.layer];
+    x.device_s = x.phase == Phase::kForward    ? layer.fwd_s
+                 : x.phase == Phase::kBackward ? layer.bwd_s
+                                               : layer.time_s();
+    x.start_s = sched.start_s[t];
+    x.parallel_start_s = sched.parallel_start_s[t];
+    x.stream = sched.stream[t];
+    x.dispatch_start_s = sched.dispatch_start_s[t];
+    x.dispatch_end_s = sched.dispatch_end_s[t];
+    x.eager_start_s = sched.eager_start_s[t];
+  }
+  return out;
+}
+
 void Summarise(const ScheduleResult& sched, const TaskDag& dag, Estimate* e) {
   e->gpu_time_s = sched.one_stream_s;
   e->critical_path_s = sched.critical_path_s;
   e->eager_s = sched.eager_s;
   e->host_s = sched.host_s;
   for (size_t t : sched.critical_path) e->critical_path.push_back(dag.name(t));
+  const size_t nodes = e->mode == Mode::kTraining ? (dag.size() - 1) / 2 : dag.size();
+  e->timeline = Timeline(sched, dag, nodes, e->layers);
   double total = 0;
   for (const LayerEstimate& layer : e->layers) {
     e->flops += layer.flops;
@@ -303,6 +336,9 @@ Bound LayerEstimate::bound() const {
 Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& options) {
   EstimatePlan plan;
   DLSIM_ASSIGN_OR_RETURN(plan.lowered, LowerGraph(graph, options.lowering));
+  for (std::string& w : NoOpOptionWarnings(graph, plan.lowered, options.lowering)) {
+    plan.lowered.warnings.push_back(std::move(w));
+  }
   const bool training = options.lowering.training;
   const bool data_parallel = training && options.data_parallel.gpus > 1;
   if (training && options.recompute != Recompute::kNone) {

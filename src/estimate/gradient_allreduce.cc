@@ -79,11 +79,14 @@ DataParallelStep PriceGradientAllReduce(const std::vector<double>& grad_bytes,
     if (bucket <= 0) return;
     // ZeRO: each bucket reduce-scattered (stage 3: after its weights were
     // gathered again for the backward, on the same stream)
-    CommTime t = comm.Time(sharded ? Collective::kReduceScatter : Collective::kAllReduce,
-                           options.gpus, bucket);
+    const Collective reduce = sharded ? Collective::kReduceScatter : Collective::kAllReduce;
+    CommTime t = comm.Time(reduce, options.gpus, bucket);
     double gather_s = 0;
     if (options.zero_stage >= 3) gather_s = comm.Time(Collective::kAllGather, options.gpus, bucket).time_s;
-    comm_free_s = std::max(comm_free_s, ready) + gather_s + t.time_s;
+    const double start_s = std::max(comm_free_s, ready);
+    if (gather_s > 0) step.transfers.push_back({Collective::kAllGather, bucket, start_s, start_s + gather_s});
+    comm_free_s = start_s + gather_s + t.time_s;
+    step.transfers.push_back({reduce, bucket, start_s + gather_s, comm_free_s});
     step.allgather_s += gather_s;
     step.allreduce_s += t.time_s;
     step.gradient_bytes += bucket;
@@ -108,8 +111,13 @@ DataParallelStep PriceGradientAllReduce(const std::vector<double>& grad_bytes,
     if (options.zero_stage >= 3) {
       // the forward's gathers, prefetched while the forward computes
       step.exposed_s += std::max(0.0, gather.time_s - forward_s);
+      step.transfers.push_back({Collective::kAllGather, step.gradient_bytes, 0.0, gather.time_s});
     } else {
-      step.exposed_s += gather.time_s;  // the updated weights, after the step
+      // the updated weights, after the step (PriceGradientAllReduceStep
+      // moves it after the optimizer)
+      const double start_s = std::max(comm_free_s, backward_end_s);
+      step.exposed_s += gather.time_s;
+      step.transfers.push_back({Collective::kAllGather, step.gradient_bytes, start_s, start_s + gather.time_s});
     }
   }
   return step;
@@ -135,7 +143,15 @@ Result<DataParallelStep> PriceGradientAllReduceStep(const std::vector<double>& g
     backward_end_s = std::max(backward_end_s, ready_s[i]);
   }
   DLSIM_ASSIGN_OR_RETURN(CollectiveModel comm, CollectiveModel::ForMachine(machine));
-  return PriceGradientAllReduce(gradient_bytes, ready_s, backward_end_s, comm, options, forward_s);
+  DataParallelStep step =
+      PriceGradientAllReduce(gradient_bytes, ready_s, backward_end_s, comm, options, forward_s);
+  if ((options.zero_stage == 1 || options.zero_stage == 2) && !step.transfers.empty()) {
+    CommTransfer& gather = step.transfers.back();  // after the optimizer, which ends the schedule
+    const double after_s = std::max(0.0, sched.one_stream_s - backward_end_s);
+    gather.start_s += after_s;
+    gather.end_s += after_s;
+  }
+  return step;
 }
 
 }  // namespace dlsim

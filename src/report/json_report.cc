@@ -91,28 +91,4 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
   return j.dump(2);
 }
 
-std::string EstimateToChromeTrace(const Estimate& e) {
-  json events = json::array();
-  double t_us = 0;
-  for (const LayerEstimate& layer : e.layers) {
-    for (size_t i = 0; i < layer.calls.size(); ++i) {
-      const double dur_us = layer.costs[i].time_s * 1e6;
-      events.push_back({{"name", layer.name + ":" + KernelKindName(layer.calls[i].kind)},
-                        {"cat", PhaseName(layer.calls[i].phase)},
-                        {"ph", "X"},
-                        {"ts", t_us},
-                        {"dur", dur_us},
-                        {"pid", 1},
-                        {"tid", 1},
-                        {"args", {{"op_type", layer.op_type},
-                                  {"key", layer.calls[i].Key()},
-                                  {"source", CostSourceName(layer.costs[i].source)}}}});
-      t_us += dur_us;
-    }
-  }
-  json j = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"},
-            {"otherData", {{"model", e.model}, {"machine", e.machine}}}};
-  return j.dump();
-}
-
 }  // namespace dlsim

@@ -38,6 +38,33 @@ TEST(ScheduleTest, EagerIsHostBoundWhenKernelsAreShort) {
   EXPECT_DOUBLE_EQ(r->eager_s, 62e-6);  // last dispatch at 60 us, then its 2 us kernel
 }
 
+// The two branches run side by side on streams 0 and 1; the join goes back
+// to stream 0, free since a ended.
+TEST(ScheduleTest, CriticalPathTimelinePutsBranchesOnStreams) {
+  auto r = Schedule(TwoBranches());
+  ASSERT_TRUE(r.ok());
+  const std::vector<double> parallel = {0, 1e-3, 1e-3, 6e-3};
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(r->parallel_start_s[i], parallel[i]);
+  EXPECT_EQ(r->stream, (std::vector<int>{0, 0, 1, 0}));
+  const std::vector<double> one_stream = {0, 1e-3, 4e-3, 9e-3};
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(r->start_s[i], one_stream[i]);
+}
+
+// Host dispatches back to back; each kernel starts when dispatched and the
+// previous one has ended.
+TEST(ScheduleTest, EagerTimelineHasHostAndDeviceTimes) {
+  auto r = Schedule(TwoBranches());
+  ASSERT_TRUE(r.ok());
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_DOUBLE_EQ(r->dispatch_start_s[i], 10e-6 * static_cast<double>(i));
+    EXPECT_DOUBLE_EQ(r->dispatch_end_s[i], 10e-6 * static_cast<double>(i + 1));
+  }
+  EXPECT_DOUBLE_EQ(r->eager_start_s[0], 10e-6);
+  EXPECT_DOUBLE_EQ(r->eager_start_s[1], 1.01e-3);
+  EXPECT_DOUBLE_EQ(r->eager_start_s[3], 9.01e-3);
+  EXPECT_DOUBLE_EQ(r->eager_start_s[3] + 1e-3, r->eager_s);
+}
+
 TEST(ScheduleTest, DependencyOnLaterTaskIsAnError) {
   std::vector<Task> t(2);
   t[0] = {"a", 1e-3, 0, {1}};

@@ -162,6 +162,76 @@ class ErrorTest(unittest.TestCase):
             dlsim.sweep(WORKLOAD, machine="h100", grid={"warp_speed": ["x2"]})
 
 
+def cli_error(*args):
+    """The stderr of a dlsim command that must fail."""
+    out = subprocess.run([DLSIM, *args], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode != 0, args
+    return out.stderr
+
+
+class RefusalTest(unittest.TestCase):
+    """Every option the command line refuses raises dlsim.Error, the same message."""
+
+    # (dlsim.estimate keywords, the same as `dlsim estimate` options)
+    ESTIMATE = [
+        (dict(dtype="fp16", tf32="all"), ["--dtype", "fp16", "--tf32", "all"]),
+        (dict(dtype="bf16", tf32="none"), ["--dtype", "bf16", "--tf32", "none"]),
+        (dict(optimizer="adamw"), ["--optimizer", "adamw"]),
+        (dict(mode="inference", optimizer="sgd_momentum"),
+         ["--mode", "inference", "--optimizer", "sgd_momentum"]),
+        (dict(per_tensor_optimizer=True), ["--per-tensor-optimizer"]),
+        (dict(mode="training", zero=2), ["--mode", "training", "--zero", "2"]),
+        (dict(gpus=4), ["--gpus", "4"]),
+        (dict(recompute="full"), ["--recompute", "full"]),
+        (dict(checkpoint_activations=True), ["--checkpoint-activations"]),
+        (dict(mode="training", recompute="selective", checkpoint_activations=True),
+         ["--mode", "training", "--recompute", "selective", "--checkpoint-activations"]),
+        (dict(amp=True), ["--amp"]),
+    ]
+
+    def test_each_estimate_refusal_as_the_cli(self):
+        for kwargs, args in self.ESTIMATE:
+            with self.subTest(args=" ".join(args)):
+                with self.assertRaises(dlsim.Error) as cm:
+                    dlsim.estimate(TINY_CNN, batch=8, **kwargs)
+                self.assertIsInstance(cm.exception, ValueError)
+                self.assertIn(str(cm.exception), cli_error("estimate", TINY_CNN, "--batch", "8", *args))
+
+    def test_the_messages(self):
+        with self.assertRaises(dlsim.Error) as cm:
+            dlsim.estimate(TINY_CNN, dtype="fp16", tf32="all")
+        self.assertEqual(str(cm.exception),
+                         "--tf32 does not apply with --dtype fp16 (TF32 is a math mode of fp32 "
+                         "convolutions and GEMMs, which run in fp16 here, --amp or not)")
+        with self.assertRaises(dlsim.Error) as cm:
+            dlsim.estimate(TINY_CNN, optimizer="adamw")
+        self.assertEqual(str(cm.exception),
+                         "--optimizer does not apply with inference (the default --mode) (an "
+                         "optimizer runs in training only: add --mode training)")
+
+    def test_the_defaults_are_not_refused(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dlsim.DlsimWarning)
+            self.assertEqual(dlsim.estimate(TINY_CNN, batch=8, dtype="fp16")["dtype"], "fp16")
+            self.assertEqual(dlsim.estimate(TINY_CNN, batch=8, mode="training",
+                                            optimizer="adamw")["mode"], "training")
+
+    def test_scale_top_without_search(self):
+        with self.assertRaises(dlsim.Error) as cm:
+            dlsim.scale(ScaleTest.JOB, machine="a100", top=3)
+        self.assertEqual(str(cm.exception), "--top does not apply with no --search (it is the "
+                         "number of searched layouts to list)")
+        self.assertIn(str(cm.exception), cli_error("scale", ScaleTest.JOB, "--machine", "a100",
+                                                   "--top", "3"))
+
+    def test_scale_gpus_without_search(self):
+        with self.assertRaises(dlsim.Error) as cm:
+            dlsim.scale(ScaleTest.JOB, machine="a100", gpus=7)
+        self.assertIn("--gpus 7 differs from tensor x pipeline x data", str(cm.exception))
+        self.assertIn(str(cm.exception), cli_error("scale", ScaleTest.JOB, "--machine", "a100",
+                                                   "--gpus", "7"))
+
+
 if __name__ == "__main__":
     os.chdir(ROOT)
     unittest.main(verbosity=2)

@@ -9,6 +9,7 @@
 
 #include "dlsim/distributed/layout_search.h"
 #include "dlsim/distributed/plan_overrides.h"
+#include "dlsim/util/option_rules.h"
 
 namespace dlsim {
 
@@ -36,9 +37,14 @@ struct ScaleRequest {
   size_t top = 10;
 };
 
+// --top without --search has no effect: refused (`given` says which options
+// were given, dlsim/util/option_rules.h).
+Status CheckScaleRequestApplies(const ScaleRequest& request, const OptionGiven& given);
+
 // The job with `overrides` on `m` (one estimate in `best`), or with
 // `search` the fastest `top` layouts that fit. Errors name the job file;
-// a search with nothing that fits is an error.
+// a search with nothing that fits is an error, and so is `gpus` without
+// `search` other than the layout's (tensor x pipeline x data).
 Result<LayoutSearchResult> RunScaleJob(const TrainingJob& job, const ScaleRequest& request,
                                        const PricedMachine& m);
 

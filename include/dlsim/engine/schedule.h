@@ -29,6 +29,18 @@ struct ScheduleResult {
   double host_s = 0;  // total host dispatch time
   std::vector<size_t> critical_path;  // task indices, first to last
   std::vector<double> start_s;        // one-stream start time of each task
+  // Critical path: each task starts when its last dependency ends
+  // (parallel_start_s) on a stream of its own branch: `stream` numbers the
+  // concurrent streams from 0, a task taking the lowest-numbered stream free
+  // at its start (tasks in order of start time).
+  std::vector<double> parallel_start_s;
+  std::vector<int> stream;
+  // Eager: the host dispatches task i in [dispatch_start_s, dispatch_end_s),
+  // the device runs it from eager_start_s (when both it is dispatched and
+  // the previous task has finished).
+  std::vector<double> dispatch_start_s;
+  std::vector<double> dispatch_end_s;
+  std::vector<double> eager_start_s;
 };
 
 // The DAG of tasks without their times, checked and topologically ordered

@@ -6,6 +6,9 @@
 #define DLSIM_ESTIMATE_DATA_PARALLEL_H_
 
 #include <string>
+#include <vector>
+
+#include "dlsim/collective/collective.h"
 
 namespace dlsim {
 
@@ -21,6 +24,15 @@ struct DataParallelOptions {
   double first_bucket_bytes = 1.0 * (1 << 20);
 };
 
+// One collective on the communication stream, timed on the step's one-stream
+// schedule.
+struct CommTransfer {
+  Collective collective = Collective::kAllReduce;
+  double bytes = 0;
+  double start_s = 0;
+  double end_s = 0;
+};
+
 // What the gradient all-reduce adds to one step.
 struct DataParallelStep {
   int gpus = 1;
@@ -31,6 +43,11 @@ struct DataParallelStep {
   double allgather_s = 0;     // ZeRO: the weights' all-gathers (after the step; 3: forward and backward)
   double exposed_s = 0;       // the part backward does not hide
   std::string method;         // "nccl table", "ring", "tree", "hierarchical"
+  // Every collective in issue order: each bucket's when its last gradient is
+  // ready and the stream is free (ZeRO-3: its weights' all-gather first);
+  // ZeRO-1/2: the weights' all-gather after the optimizer; ZeRO-3: the
+  // forward's all-gather from the step's start.
+  std::vector<CommTransfer> transfers;
 };
 
 }  // namespace dlsim

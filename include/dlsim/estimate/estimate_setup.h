@@ -16,6 +16,7 @@
 #include "dlsim/machine/machine.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/model/onnx_import.h"
+#include "dlsim/util/option_rules.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {
@@ -44,6 +45,11 @@ struct ModelOptions {
 // The batch to use: --batch parsed strictly (a positive integer; "0", "" and
 // "-3" are errors), else `batch` (0: the model's own).
 Result<int64_t> BatchOf(const ModelOptions& opts);
+// The model options that have no effect with the others: --tf32 with
+// --dtype fp16 or bf16, --optimizer and --per-tensor-optimizer outside
+// training (`given` says which options were given; --mode not given is
+// inference, the default).
+Status CheckModelOptionsApply(const ModelOptions& opts, const OptionGiven& given);
 // Validates and converts to import options.
 Result<ImportOptions> ToImportOptions(const ModelOptions& opts);
 // Validates and converts to estimator options.

@@ -11,6 +11,7 @@
 #include "dlsim/estimate/data_parallel.h"
 #include "dlsim/engine/schedule.h"
 #include "dlsim/estimate/memory_model.h"
+#include "dlsim/kernel/phase.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/ops/lowering.h"
 #include "dlsim/util/mode.h"
@@ -47,6 +48,21 @@ struct LayerEstimate {
   Bound bound() const;
 };
 
+// One task of the step's schedules: a layer's forward or backward part, or
+// the optimizer, with its times in each schedule (engine/schedule.h).
+struct TaskTiming {
+  std::string name;   // the layer's name; "<layer>.bwd" for a backward
+  size_t layer = 0;   // index into Estimate::layers
+  Phase phase = Phase::kForward;  // the optimizer's task: kOptimizer
+  double device_s = 0;
+  double start_s = 0;           // one stream
+  double parallel_start_s = 0;  // critical path, on concurrent stream `stream`
+  int stream = 0;
+  double dispatch_start_s = 0;  // eager: the host dispatches it in
+  double dispatch_end_s = 0;    //   [dispatch_start_s, dispatch_end_s)
+  double eager_start_s = 0;     //   and the device runs it from eager_start_s
+};
+
 struct Estimate {
   std::string model;
   std::string machine;
@@ -75,6 +91,9 @@ struct Estimate {
   int64_t largest_batch = -1;
   std::vector<std::string> warnings;
   DataParallelStep data_parallel;  // gpus 1: none
+  // The tasks in issue order (forward by node, backward in reverse, the
+  // optimizer), without the exposed communication of data_parallel.
+  std::vector<TaskTiming> timeline;
 };
 
 Result<Estimate> EstimateModel(const Graph& graph, const CostModel& cost,

@@ -27,7 +27,12 @@ std::string EstimateToJson(const Estimate& estimate, const ReportOptions& option
 void WriteEstimateTable(std::ostream& out, const Estimate& estimate,
                         const ReportOptions& options);
 void WriteEstimateCsv(std::ostream& out, const Estimate& estimate);
-// Chrome-trace JSON (Perfetto, chrome://tracing) of the one-stream timeline.
+// Chrome-trace JSON (Perfetto, chrome://tracing), times in microseconds:
+// process "GPU (one stream)" (its kernels back to back on thread "stream 0";
+// with data parallelism the gradient collectives on a thread of their own),
+// "GPU (critical path)" (each concurrent stream a thread, "stream 0", ...),
+// and, when the machine has host dispatch costs, "host" (thread "dispatch")
+// and "GPU (eager)" (thread "stream 0"), the step run op by op.
 std::string EstimateToChromeTrace(const Estimate& estimate);
 
 // "12.3 GFLOP", "1.50 MB", "3.20 ms" style formatting.

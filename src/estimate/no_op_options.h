@@ -1,0 +1,22 @@
+// Internal: options that change no kernel call of a given model, said as
+// warnings (issue 25: an option that cannot change the estimate says so).
+#ifndef DLSIM_SRC_ESTIMATE_NO_OP_OPTIONS_H_
+#define DLSIM_SRC_ESTIMATE_NO_OP_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "dlsim/model/graph.h"
+#include "dlsim/ops/lowering.h"
+
+namespace dlsim {
+
+// One warning for each of --layout nhwc and --fuse that `options` asks for
+// and that lowers `graph` to the very calls of `lowered` (lowered with
+// `options`) without it, naming what the graph lacks.
+std::vector<std::string> NoOpOptionWarnings(const Graph& graph, const LoweredGraph& lowered,
+                                            const LoweringOptions& options);
+
+}  // namespace dlsim
+
+#endif  // DLSIM_SRC_ESTIMATE_NO_OP_OPTIONS_H_
