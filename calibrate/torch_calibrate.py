@@ -362,6 +362,10 @@ def build_optimizer(p, dt):
                            amsgrad=False, maximize=False)
     if op in ("adam", "adamw"):
         return nbytes, make, adam
+    if op == "foreach_mul":  # one launch of SGD's foreach ops (src/ops/foreach_optimizer.h)
+        return n * 4 * 2, make, lambda i: torch._foreach_mul_([i[2]], 0.9)
+    if op == "foreach_add":
+        return n * 4 * 3, make, lambda i: torch._foreach_add_([i[0]], [i[1]], alpha=-0.01)
     if op == "sgd":
         return nbytes, make, lambda i: i[0].add_(i[1], alpha=-0.01)
     return nbytes, make, sgd_m

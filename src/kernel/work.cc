@@ -240,6 +240,16 @@ Result<KeyWork> RowsColsWork(const ParsedKey& key, const Params& p, int64_t ds) 
 Result<KeyWork> OptimizerWork(const Params& p, int64_t ds) {
   DLSIM_ASSIGN_OR_RETURN(int64_t params, p.Int("params"));
   const std::string op = p.Str("op");
+  // A foreach op of SGD's multi-tensor path (src/ops/foreach_optimizer.h):
+  // foreach_mul reads and writes one list (a multiply), foreach_add reads two
+  // and writes the first (a multiply-add).
+  if (op == "foreach_mul" || op == "foreach_add") {
+    const bool add = op == "foreach_add";
+    KeyWork work;
+    work.flops = (add ? 2.0 : 1.0) * params;
+    work.bytes = (add ? 3.0 : 2.0) * params * ds;
+    return work;
+  }
   // Tensors of `params` elements read + written per step, and FLOPs per element.
   // sgd: read w, g; write w. Momentum: + read/write m. Adam: + m, v. Other
   // ops (none the lowering writes) count as sgd.

@@ -3,6 +3,7 @@
 #include "dlsim/ops/op_registry.h"
 #include "autocast.h"
 #include "dlsim/kernel/work.h"
+#include "foreach_optimizer.h"
 #include "framework_fusion.h"
 
 namespace dlsim {
@@ -222,6 +223,11 @@ std::vector<KernelCall> LowerOptimizer(Optimizer optimizer,
                                        bool fused, const LoweringOptions& options) {
   // Bytes per parameter (fp32 master state): SGD reads w,g writes w; momentum
   // adds the buffer (read+write); Adam/AdamW read w,g,m,v and write w,m,v.
+  // SGD's multi-tensor path is PyTorch's foreach ops, a launch per op and
+  // chunk batch (foreach_optimizer.h).
+  if (fused && (optimizer == Optimizer::kSgd || optimizer == Optimizer::kSgdMomentum)) {
+    return ForeachSgdCalls(optimizer == Optimizer::kSgdMomentum, param_count, tensor_count);
+  }
   const int states = OptimizerStates(optimizer);
   const int reads = 2 + states, writes = 1 + states;
   const int64_t launches = fused ? 1 : std::max<int64_t>(tensor_count, 1);

@@ -119,6 +119,12 @@ TEST(WorkTest, FlopsPerElementOfTheMemoryBoundKinds) {
   EXPECT_EQ(optimizer("sgd_momentum"), 4000);
   EXPECT_EQ(optimizer("adam"), 12000);
   EXPECT_EQ(optimizer("adamw"), 12000);
+  EXPECT_EQ(optimizer("foreach_mul"), 1000);
+  EXPECT_EQ(optimizer("foreach_add"), 2000);
+  EXPECT_EQ(Work("optimizer op=foreach_mul params=1000 fused=1 dtype=fp32 math=fp32 layout=-").bytes,
+            2000.0 * 4);
+  EXPECT_EQ(Work("optimizer op=foreach_add params=1000 fused=1 dtype=fp32 math=fp32 layout=-").bytes,
+            3000.0 * 4);
 }
 
 TEST(WorkTest, AttentionCountsItsGemmsAndSoftmax) {

@@ -70,8 +70,10 @@ struct LoweredGraph {
 
 Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options);
 
-// The optimizer update over `param_count` parameters (one fused launch over
-// all parameters, as PyTorch's foreach/fused optimizers do, when `fused`).
+// The optimizer update over `param_count` parameters in `tensor_count`
+// tensors. With `fused`, PyTorch's multi-tensor path: SGD as its foreach ops
+// run (a launch per op and batch of chunks), Adam as one launch over all
+// parameters; otherwise a launch per tensor.
 std::vector<KernelCall> LowerOptimizer(Optimizer optimizer,
                                        int64_t param_count, int64_t tensor_count,
                                        bool fused, const LoweringOptions& options);
