@@ -22,6 +22,13 @@ the median of five loops.
       and SGD with momentum), from the same chain with trainable weights;
     optimizer: one launch of the optimizer's step.
 
+An op costs more inside a network than alone in a loop (the module calls
+around it, colder caches): three small networks (a CNN, an MLP and a stack of
+transformer encoder layers written as Hugging Face writes them) are timed
+too, forward and training step, and the isolated costs are scaled by the
+ratio of their measured time to the sum of their ops' isolated costs (one
+factor for the forward kinds, one for backward and per-tensor costs).
+
 It writes the `host:` block of a machine file (YAML), with the CPU model and
 the framework version it was taken with: paste it into a machine file, or
 give it to `dlsim estimate --host FILE`.
@@ -157,6 +164,87 @@ def training_costs(dev, calls):
     return {"backward": backward, "optimizer_per_tensor": per_tensor, "optimizer": optimizer}
 
 
+class Encoder(torch.nn.Module):
+    """A pre-norm transformer encoder layer written as Hugging Face models write theirs."""
+
+    def __init__(self, d=16, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
+        self.fc1, self.fc2, self.act = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d), torch.nn.GELU()
+
+    def forward(self, x):
+        b, s, d = x.shape
+        h = self.ln1(x)
+        q, k, v = (m(h).view(b, s, self.heads, -1).transpose(1, 2) for m in (self.q, self.k, self.v))
+        a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.o(a)
+        return x + self.fc2(self.act(self.fc1(self.ln2(x))))
+
+
+# Ops of one Encoder by dlsim kind (forward), and how many have a backward.
+ENCODER_OPS = {"layernorm_fwd": 2, "gemm": 6, "attention_fwd": 1, "elementwise": 3, "copy": 1,
+               "none": 7}
+ENCODER_BACKWARD = 13
+
+
+def networks(dev):
+    """name -> (net, input, forward ops by kind, ops with a backward): small networks
+    whose eager forward and training step are host-bound, to scale the isolated
+    per-op costs to what the same ops cost inside a network on this host."""
+    cnn = [torch.nn.Conv2d(3, 8, 3, padding=1)]
+    for _ in range(5):
+        cnn += [torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.Conv2d(8, 8, 3, padding=1)]
+    cnn += [torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+            torch.nn.Linear(8, 10)]
+    mlp = []
+    for _ in range(8):
+        mlp += [torch.nn.Linear(16, 16), torch.nn.ReLU()]
+    enc_layers = 4
+    return {
+        "cnn": (torch.nn.Sequential(*cnn).to(dev), torch.randn(2, 3, 16, 16, device=dev),
+                {"conv_fwd": 6, "batchnorm_infer": 6, "elementwise": 6, "reduction": 1, "none": 1,
+                 "gemm": 1}, 20),
+        "mlp": (torch.nn.Sequential(*mlp).to(dev), torch.randn(4, 16, device=dev),
+                {"gemm": 8, "elementwise": 8}, 16),
+        "encoder": (torch.nn.Sequential(*[Encoder() for _ in range(enc_layers)]).to(dev),
+                    torch.randn(2, 16, 16, device=dev),
+                    {k: n * enc_layers for k, n in ENCODER_OPS.items()}, ENCODER_BACKWARD * enc_layers),
+    }
+
+
+def in_network_factors(dev, costs, calls):
+    """Forward and training factors: measured network time over the isolated ops' sum."""
+    nets = networks(dev)
+    measured, predicted = {}, {}
+    fwd_meas = fwd_pred = train_meas = train_pred = 0.0
+    for name, (net, x, ops, backward_ops) in nets.items():
+        with torch.no_grad():
+            net.eval()
+            fwd = per_call_us(lambda: net(x), calls)
+        net.train()
+        opt = torch.optim.SGD(net.parameters(), lr=1e-3, momentum=0.9)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            net(x).float().mean().backward()
+            opt.step()
+        train = per_call_us(step, max(calls // 4, 20))
+        pred = sum(costs[k] * n for k, n in ops.items())
+        tensors = sum(1 for _ in net.parameters())
+        measured[name] = dict(forward_us=fwd, train_step_us=train)
+        predicted[name] = dict(forward_us=pred, backward_ops=backward_ops, tensors=tensors)
+        fwd_meas += fwd
+        fwd_pred += pred
+        train_meas += train - fwd
+        train_pred += costs["backward"] * backward_ops + costs["optimizer_per_tensor"] * tensors
+    forward = fwd_meas / fwd_pred
+    # the step's time beyond its forward, less the optimizer's launches
+    training = max(train_meas - costs["optimizer"] * len(nets), 0.0) / train_pred
+    return dict(forward=forward, training=training, measured=measured, predicted=predicted)
+
+
 def calibrate(dev, quick):
     calls = 300 if quick else 2000
     ops = forward_ops(dev)
@@ -165,16 +253,27 @@ def calibrate(dev, quick):
     by_kind = {}
     for name, (kind, _) in ops.items():
         by_kind.setdefault(kind, []).append(measured[name])
-    costs = {kind: statistics.mean(v) for kind, v in by_kind.items()}
-    costs["conv_bias_act"] = costs["conv_fwd"]
-    costs.update(training_costs(dev, max(calls // 10, 50)))
-    return measured, costs
+    isolated = {kind: statistics.mean(v) for kind, v in by_kind.items()}
+    isolated["conv_bias_act"] = isolated["conv_fwd"]
+    isolated.update(training_costs(dev, max(calls // 10, 50)))
+    factors = in_network_factors(dev, isolated, max(calls // 4, 50))
+    costs = {}
+    for kind, us in isolated.items():
+        if kind in ("backward", "optimizer_per_tensor"):
+            costs[kind] = us * factors["training"]
+        elif kind == "optimizer":
+            costs[kind] = us
+        else:
+            costs[kind] = us * factors["forward"]
+    return measured, isolated, factors, costs
 
 
-def host_yaml(costs, info):
+def host_yaml(costs, info, factors):
     order = ORDER
     lines = [
-        "# dlsim-calibrate host on " + info["time"],
+        "# dlsim-calibrate host on " + info["time"] + f" ({info['gpu']})",
+        f"# isolated op costs x {factors['forward']:.2f} (forward) and x {factors['training']:.2f}"
+        " (backward, per tensor): what they cost inside small networks on this host",
         "host:",
         "  framework: pytorch",
         f"  framework_version: \"{info['torch']}\"",
@@ -199,12 +298,12 @@ def main():
     torch.cuda.set_device(args.device)
     dev = f"cuda:{args.device}"
     t0 = time.time()
-    measured, costs = calibrate(dev, args.quick)
+    measured, isolated, factors, costs = calibrate(dev, args.quick)
     info = dict(cpu=cpu_model(), torch=torch.__version__, python=platform.python_version(),
                 gpu=torch.cuda.get_device_name(args.device),
                 time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 seconds=round(time.time() - t0, 1))
-    text = host_yaml(costs, info)
+    text = host_yaml(costs, info, factors)
     if args.out:
         tmp = args.out + ".tmp"
         with open(tmp, "w") as f:
@@ -215,7 +314,8 @@ def main():
         sys.stdout.write(text)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(info=info, ops_us=measured, kinds_us=costs), f, indent=1)
+            json.dump(dict(info=info, ops_us=measured, isolated_us=isolated, factors=factors,
+                           kinds_us=costs), f, indent=1)
 
 
 if __name__ == "__main__":
