@@ -1,8 +1,12 @@
 // dlsim-calibrate: measures kernel keys on a GPU (docs/dlsim-calibrate.md).
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "nccl_bench.h"
 #include "runner.h"
@@ -18,6 +22,7 @@ const char kUsage[] =
     "  dlsim-calibrate probe --out MACHINE.yaml [--datasheet FILE.yaml] [--device N]\n"
     "  dlsim-calibrate keys [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
     "  dlsim-calibrate nccl --out TABLE.csv [--gpus N] [--max-bytes B] [--reps N]\n"
+    "  dlsim-calibrate host [--out HOST.yaml] [--json FILE] [--device N] [--quick]\n"
     "\n"
     "run      measures every key of the job lists (one kernel key per line, '#' comments;\n"
     "         docs/kernel-keys.md) and sweeps (gemm, conv, memory, launch, all) that is not\n"
@@ -55,12 +60,28 @@ bool ToNumber(const char* s, double* out) {
 
 }  // namespace
 
+// `host`: the eager costs are the framework's, so PyTorch measures them; this
+// hands the arguments to calibrate/host_calibrate.py ($DLSIM_HOST_CALIBRATE,
+// else the source tree's copy) and never returns unless python3 cannot start.
+int HostCommand(int argc, char** argv) {
+  const char* env = std::getenv("DLSIM_HOST_CALIBRATE");
+  const std::string script = env != nullptr && env[0] != '\0' ? env : DLSIM_HOST_CALIBRATE_SCRIPT;
+  std::vector<char*> args = {const_cast<char*>("python3"), const_cast<char*>(script.c_str())};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execvp("python3", args.data());
+  std::fprintf(stderr, "dlsim-calibrate host: cannot run python3 %s: %s\n", script.c_str(),
+               std::strerror(errno));
+  return 2;
+}
+
 int main(int argc, char** argv) {
   using namespace dlcal;
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::printf("%s", kUsage);
     return argc < 2 ? kExitUsage : kExitOk;
   }
+  if (!std::strcmp(argv[1], "host")) return HostCommand(argc, argv);
   const std::string cmd = argv[1];
   RunOptions run;
   ProbeOptions probe;
