@@ -43,8 +43,12 @@ import statistics
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError as e:  # --help still works; a run says what is missing
+    torch = F = None
+    TORCH_ERROR = e
 
 LOOPS = 5
 ORDER = ["conv_fwd", "conv_bias_act", "gemm", "batched_gemm", "attention_fwd", "batchnorm_infer",
@@ -164,25 +168,6 @@ def training_costs(dev, calls):
     return {"backward": backward, "optimizer_per_tensor": per_tensor, "optimizer": optimizer}
 
 
-class Encoder(torch.nn.Module):
-    """A pre-norm transformer encoder layer written as Hugging Face models write theirs."""
-
-    def __init__(self, d=16, heads=2):
-        super().__init__()
-        self.heads = heads
-        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
-        self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
-        self.fc1, self.fc2, self.act = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d), torch.nn.GELU()
-
-    def forward(self, x):
-        b, s, d = x.shape
-        h = self.ln1(x)
-        q, k, v = (m(h).view(b, s, self.heads, -1).transpose(1, 2) for m in (self.q, self.k, self.v))
-        a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, s, d)
-        x = x + self.o(a)
-        return x + self.fc2(self.act(self.fc1(self.ln2(x))))
-
-
 # Ops of one Encoder by dlsim kind (forward), and how many have a backward.
 ENCODER_OPS = {"layernorm_fwd": 2, "gemm": 6, "attention_fwd": 1, "elementwise": 3, "copy": 1,
                "none": 7}
@@ -193,6 +178,24 @@ def networks(dev):
     """name -> (net, input, forward ops by kind, ops with a backward): small networks
     whose eager forward and training step are host-bound, to scale the isolated
     per-op costs to what the same ops cost inside a network on this host."""
+    class Encoder(torch.nn.Module):
+        """A pre-norm transformer encoder layer written as Hugging Face models write theirs."""
+
+        def __init__(self, d=16, heads=2):
+            super().__init__()
+            self.heads = heads
+            self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+            self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
+            self.fc1, self.fc2, self.act = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d), torch.nn.GELU()
+
+        def forward(self, x):
+            b, s, d = x.shape
+            h = self.ln1(x)
+            q, k, v = (m(h).view(b, s, self.heads, -1).transpose(1, 2) for m in (self.q, self.k, self.v))
+            a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, s, d)
+            x = x + self.o(a)
+            return x + self.fc2(self.act(self.fc1(self.ln2(x))))
+
     cnn = [torch.nn.Conv2d(3, 8, 3, padding=1)]
     for _ in range(5):
         cnn += [torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.Conv2d(8, 8, 3, padding=1)]
@@ -293,6 +296,8 @@ def main():
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="fewer calls per loop (about 5 s)")
     args = ap.parse_args()
+    if torch is None:
+        sys.exit(f"host_calibrate.py: PyTorch is needed ({TORCH_ERROR}); install it with CUDA support")
     if not torch.cuda.is_available():
         sys.exit("host_calibrate.py: no CUDA device is visible to PyTorch")
     torch.cuda.set_device(args.device)

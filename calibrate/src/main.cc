@@ -44,7 +44,10 @@ const char kUsage[] =
     "keys     prints the keys of job lists and sweeps (no GPU needed)\n"
     "nccl     times NCCL all-reduce, reduce-scatter and all-gather (fp16) from 1 KiB to\n"
     "         --max-bytes (default 1 GiB, x4 steps) on the first N GPUs (default all);\n"
-    "         writes the CSV collective table of docs/parallel.md (needs an NCCL build)\n";
+    "         writes the CSV collective table of docs/parallel.md (needs an NCCL build)\n"
+    "host     measures what PyTorch's eager mode costs the CPU per op, by kernel kind (about\n"
+    "         30 s, no model; runs calibrate/host_calibrate.py with python3, which needs\n"
+    "         PyTorch with CUDA); writes a host profile for dlsim estimate --host FILE\n";
 
 bool NeedValue(int i, int argc, const char* flag) {
   if (i + 1 < argc) return true;

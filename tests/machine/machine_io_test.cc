@@ -214,6 +214,46 @@ TEST(MachineFiles, BadFilesNameTheFileAndField) {
   EXPECT_NE(missing.status().message().find("no-such-file.yaml"), std::string::npos);
 }
 
+TEST(HostProfiles, LoadTheHostSectionWithWhatItWasMeasuredOn) {
+  const std::string path = std::string(DLSIM_TEST_DATA_DIR) + "/hosts/calibrated.yaml";
+  auto h = LoadHostProfile(path);
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(h->framework, "pytorch");
+  EXPECT_EQ(h->framework_version, "2.11.0+cu130");
+  EXPECT_EQ(h->cpu, "Test CPU @ 3.0GHz");
+  EXPECT_TRUE(h->calibrated);
+  EXPECT_EQ(h->profile_path, path);
+  EXPECT_DOUBLE_EQ(h->dispatch_s, 10e-6);
+  EXPECT_DOUBLE_EQ(h->dispatch_s_by_kind.at("conv_fwd"), 40e-6);
+  EXPECT_DOUBLE_EQ(h->dispatch_s_by_kind.at("gemm"), 20e-6);
+  EXPECT_DOUBLE_EQ(h->dispatch_s_by_kind.at("none"), 2e-6);
+  EXPECT_EQ(h->dispatch_s_by_kind.size(), 3u);
+}
+
+TEST(HostProfiles, BadProfilesNameTheFileAndField) {
+  const std::string dir = std::string(DLSIM_TEST_DATA_DIR) + "/hosts/";
+  auto kind = LoadHostProfile(dir + "bad_kind.yaml");
+  ASSERT_FALSE(kind.ok());
+  EXPECT_EQ(kind.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(kind.status().message().find("bad_kind.yaml: host.dispatch_us_by_kind.gemmm: unknown kind"),
+            std::string::npos)
+      << kind.status().message();
+  auto machine = LoadHostProfile(dir + "not_a_host.yaml");
+  ASSERT_FALSE(machine.ok());
+  EXPECT_NE(machine.status().message().find("not_a_host.yaml: host: required"), std::string::npos)
+      << machine.status().message();
+  auto missing = LoadHostProfile(dir + "no-such-file.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+TEST(HostProfiles, BundledMachinesSayTheirHostIsNotCalibratedHere) {
+  auto m = LoadMachine(kBundled + "/h100.yaml");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_FALSE(m->host.calibrated);
+  EXPECT_TRUE(m->host.profile_path.empty());
+}
+
 TEST(MachineFiles, FolderValidationReportsEachFile) {
   auto checks = ValidateMachineFiles(kData);
   ASSERT_TRUE(checks.ok()) << checks.status().ToString();
