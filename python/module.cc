@@ -60,7 +60,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
                          std::string mode, std::string optimizer, bool per_tensor_optimizer,
                          int gpus, bool strict, bool fuse, bool amp, bool checkpoint_activations,
                          std::string layout, int zero, std::string recompute,
-                         std::vector<std::string> given) {
+                         std::vector<std::string> given, std::string host) {
   ModelOptions opts;
   opts.batch_text = std::move(batch);
   opts.inputs = std::move(inputs);
@@ -78,6 +78,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
   opts.checkpoint_activations = checkpoint_activations;
   opts.recompute = std::move(recompute);
   opts.layout = std::move(layout);
+  opts.host_profile = std::move(host);
   py::gil_scoped_release release;
   ThrowIfError(CheckModelOptionsApply(opts, GivenIn(std::move(given))));
   EstimateSetup setup = ValueOrThrow(LoadEstimateSetup(model, opts, machine));
@@ -163,7 +164,7 @@ PYBIND11_MODULE(_dlsim, m) {
         py::arg("optimizer"), py::arg("per_tensor_optimizer"), py::arg("gpus"),
         py::arg("strict"), py::arg("fuse"), py::arg("amp"),
         py::arg("checkpoint_activations"), py::arg("layout"), py::arg("zero") = 0, py::arg("recompute") = "none",
-        py::arg("given") = std::vector<std::string>{},
+        py::arg("given") = std::vector<std::string>{}, py::arg("host") = "",
         "dlsim estimate MODEL --format json, as JSON text");
   m.def(
       "scale_json",

@@ -60,7 +60,8 @@ def _number_text(v):
 def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype="fp32",
              tf32=None, mode=None, optimizer=None,
              per_tensor_optimizer=False, gpus=1, strict=False, fuse=False, amp=False,
-             checkpoint_activations=False, recompute="none", zero=0, layout="nchw", warn=True):
+             checkpoint_activations=False, recompute="none", zero=0, layout="nchw", host=None,
+             warn=True):
     """`dlsim estimate MODEL --format json` as a dict (docs/json-output.md).
 
     model: the ONNX file. machine: a bundled name (h100, a100, ...) or a
@@ -73,6 +74,7 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
     checkpoint_activations (recompute="full"): training;
     zero: ZeRO stage (0-3) across the `gpus` data-parallel GPUs.
     strict, fuse, amp, layout: as the options of the same names.
+    host: a host profile YAML (--host; what `dlsim-calibrate host` writes).
     warn: also issue the estimate's warnings as DlsimWarning.
     An option that has no effect with the others (optimizer outside
     training, tf32 with fp16, zero without gpus, ...) raises dlsim.Error
@@ -90,7 +92,8 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
         optimizer=optimizer or "sgd_momentum",
         per_tensor_optimizer=bool(per_tensor_optimizer), gpus=int(gpus), strict=bool(strict),
         fuse=bool(fuse), amp=bool(amp), checkpoint_activations=bool(checkpoint_activations),
-        layout=layout, zero=int(zero), recompute=recompute, given=given)
+        layout=layout, zero=int(zero), recompute=recompute, given=given,
+        host="" if host is None else _path(host))
     result = json.loads(text)
     if warn:
         for w in result.get("warnings", []):

@@ -57,6 +57,13 @@ class EstimateTest(unittest.TestCase):
         self.assertEqual(got, want)
         self.assertEqual(got["memory"]["recompute"], "full")
 
+    def test_host_profile_as_the_cli(self):
+        host = "tests/data/hosts/flat.yaml"
+        got = dlsim.estimate(TINY_CNN, batch=8, host=host)
+        want = json.loads(cli("estimate", TINY_CNN, "--batch", "8", "--host", host, "--format", "json"))
+        self.assertEqual(got, want)
+        self.assertAlmostEqual(got["host_dispatch_ms"], 0.010 * len(got["layers"]), places=12)
+
     def test_dims_and_inputs_as_the_cli(self):
         model = "tests/data/models/attention_opset17.onnx"
         got = dlsim.estimate(model, dims={"batch": 2, "sequence": 16})
