@@ -14,4 +14,32 @@ double ForwardDispatchS(const HostSpec& host, const KernelCall* first) {
   return it != host.dispatch_s_by_kind.end() ? it->second : DispatchS(host, kind);
 }
 
+bool IsAutocastCast(const KernelCall& call) {
+  if (call.kind != KernelKind::kCopy) return false;
+  const std::string op = call.StrParam("op", "");
+  return op == "cast" || op == "cast_bwd";
+}
+
+double NodeForwardDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls) {
+  const KernelCall* op = nullptr;
+  int casts = 0;
+  for (const KernelCall& c : calls) {
+    if (IsAutocastCast(c)) {
+      if (c.phase == Phase::kForward) ++casts;
+    } else if (op == nullptr) {
+      op = &c;
+    }
+  }
+  return ForwardDispatchS(host, op) + casts * DispatchS(host, "copy");
+}
+
+double NodeBackwardDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls,
+                             bool has_backward) {
+  int casts = 0;
+  for (const KernelCall& c : calls) {
+    if (c.phase == Phase::kBackward && IsAutocastCast(c)) ++casts;
+  }
+  return ((has_backward ? 1 : 0) + casts) * DispatchS(host, "backward");
+}
+
 }  // namespace dlsim

@@ -3,6 +3,7 @@
 #define DLSIM_SRC_ESTIMATE_DISPATCH_H_
 
 #include <string>
+#include <vector>
 
 #include "dlsim/kernel/kernel_call.h"
 #include "dlsim/machine/machine.h"
@@ -18,6 +19,21 @@ double DispatchS(const HostSpec& host, const std::string& key);
 // wins over the kind's: PyTorch takes another path for some ops in half
 // precision (batch norm with fp16 weights runs its native kernel, not cuDNN).
 double ForwardDispatchS(const HostSpec& host, const KernelCall* first);
+
+// An autocast cast (--amp): an op of its own in PyTorch (aten::_to_copy, and
+// in training its ToCopyBackward node), though the lowering puts it among
+// the calls of the node whose input it casts.
+bool IsAutocastCast(const KernelCall& call);
+
+// The forward dispatch of a node lowered to `calls`: its op's (the first call
+// that is not an autocast cast; none: "none"), plus one "copy" dispatch per
+// autocast cast.
+double NodeForwardDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls);
+
+// The backward dispatch of a node lowered to `calls` with `has_backward`:
+// one "backward" for the node, plus one per autocast cast of a gradient.
+double NodeBackwardDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls,
+                             bool has_backward);
 
 }  // namespace dlsim
 

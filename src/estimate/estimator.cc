@@ -164,14 +164,13 @@ TaskTimes TimeTasks(size_t task_count, size_t graph_nodes, const std::vector<Lay
   const size_t n = graph_nodes;
   for (size_t i = 0; i < n; ++i) {
     t.device_s[i] = layers[i].fwd_s;
-    t.dispatch_s[i] =
-        ForwardDispatchS(host, layers[i].calls->empty() ? nullptr : &layers[i].calls->front());
+    t.dispatch_s[i] = NodeForwardDispatchS(host, *layers[i].calls);
   }
   if (task_count == n) return t;
   for (size_t r = 0; r < n; ++r) {
     const size_t i = n - 1 - r;
     t.device_s[n + r] = layers[i].bwd_s;
-    t.dispatch_s[n + r] = (layers[i].bwd_s > 0 ? DispatchS(host, "backward") : 0.0) +
+    t.dispatch_s[n + r] = NodeBackwardDispatchS(host, *layers[i].calls, layers[i].bwd_s > 0) +
                           BucketCopyDispatchS(host, *layers[i].calls);  // data parallel only
   }
   const LayerTimes& o = layers[n];

@@ -40,5 +40,35 @@ TEST(Dispatch, DefaultForUnlistedKinds) {
 
 TEST(Dispatch, ViewsUseNone) { EXPECT_EQ(ForwardDispatchS(Host(), nullptr), 0); }
 
+KernelCall Cast(Phase phase) {
+  KernelCall c = Call(KernelKind::kCopy, DType::kBFloat16);
+  c.phase = phase;
+  c.AddParam("op", phase == Phase::kForward ? "cast" : "cast_bwd");
+  return c;
+}
+
+TEST(Dispatch, AutocastCastsAreOpsOfTheirOwn) {
+  HostSpec h = Host();
+  h.dispatch_s_by_kind["gemm"] = 20e-6;
+  h.dispatch_s_by_kind["copy"] = 7e-6;
+  h.dispatch_s_by_kind["backward"] = 30e-6;
+  KernelCall gemm = Call(KernelKind::kGemm, DType::kBFloat16);
+  KernelCall bwd_gemm = gemm;
+  bwd_gemm.phase = Phase::kBackward;
+  // Two input casts, the GEMM, its backward and one gradient cast back.
+  const std::vector<KernelCall> calls = {Cast(Phase::kForward), Cast(Phase::kForward), gemm,
+                                         bwd_gemm, Cast(Phase::kBackward)};
+  EXPECT_DOUBLE_EQ(NodeForwardDispatchS(h, calls), 20e-6 + 2 * 7e-6);
+  EXPECT_DOUBLE_EQ(NodeBackwardDispatchS(h, calls, true), 2 * 30e-6);
+  EXPECT_DOUBLE_EQ(NodeBackwardDispatchS(h, calls, false), 30e-6);
+}
+
+TEST(Dispatch, ACopyThatIsNotACastIsTheNodesOp) {
+  KernelCall copy = Call(KernelKind::kCopy, DType::kFloat32);
+  EXPECT_FALSE(IsAutocastCast(copy));
+  EXPECT_DOUBLE_EQ(NodeForwardDispatchS(Host(), {copy}), 50e-6);
+  EXPECT_DOUBLE_EQ(NodeForwardDispatchS(Host(), {}), 0);
+}
+
 }  // namespace
 }  // namespace dlsim
