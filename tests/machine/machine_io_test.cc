@@ -247,6 +247,22 @@ TEST(HostProfiles, BadProfilesNameTheFileAndField) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 
+// What calibrate/host_calibrate.py wrote on the GPU machines loads as it is.
+TEST(HostProfiles, TheCalibrationScriptsOutputLoads) {
+  const std::filesystem::path dir = std::filesystem::path(DLSIM_SOURCE_DIR) / "bench/corpus/data_eager";
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    auto h = LoadHostProfile(entry.path().string());
+    ASSERT_TRUE(h.ok()) << h.status().ToString();
+    EXPECT_TRUE(h->calibrated) << entry.path();
+    EXPECT_EQ(h->framework_version, "2.11.0+cu130") << entry.path();
+    EXPECT_EQ(h->dispatch_s_by_kind.size(), 18u) << entry.path();
+    ++loaded;
+  }
+  EXPECT_EQ(loaded, 4);
+}
+
 TEST(HostProfiles, BundledMachinesSayTheirHostIsNotCalibratedHere) {
   auto m = LoadMachine(kBundled + "/h100.yaml");
   ASSERT_TRUE(m.ok()) << m.status().ToString();
