@@ -9,6 +9,7 @@
 #include "dlsim/machine/workload_io.h"
 #include "dlsim/report/fom_report.h"
 #include "format_option.h"
+#include "output_file.h"
 
 namespace dlsim::cli {
 namespace {
@@ -18,6 +19,7 @@ struct FomArgs {
   std::string machine;
   std::string baseline;
   FormatOption format;
+  std::string html_path;
 };
 
 struct FomInputs {
@@ -88,6 +90,7 @@ Status RunFom(const FomArgs& args) {
   } else {
     PrintTable(r);
   }
+  if (!args.html_path.empty()) return WriteTextFile(args.html_path, FomToHtml(r));
   return Status::Ok();
 }
 
@@ -100,6 +103,10 @@ void RegisterFomCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--machine", args->machine, "target machine (default: the study's target)");
   cmd->add_option("--baseline", args->baseline, "baseline machine (default: the study's baseline)");
   AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv});
+  cmd->add_option("--html", args->html_path,
+                  "also write a self-contained HTML page to FILE: the FOM, a bar per workload, "
+                  "the bands, pricing sources and warnings (docs/fom.md)")
+      ->type_name("FILE");
   cmd->callback([args, exit_code] {
     Status s = RunFom(*args);
     *exit_code = s.ok() ? 0 : ReportError(s);

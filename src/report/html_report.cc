@@ -12,9 +12,8 @@
 
 namespace dlsim {
 namespace html {
-namespace {
 
-constexpr char kCss[] = R"css(
+const char kCss[] = R"css(
 body{font:14px/1.45 "DejaVu Sans",system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
   color:#222;margin:24px auto;max-width:1000px;padding:0 16px}
 h1{font-size:22px;margin:0 0 2px}
@@ -52,6 +51,8 @@ ul.warn li{color:#8a4b00}
 details summary{cursor:pointer;color:#2a5d8f;margin:6px 0}
 footer{margin:32px 0 8px;font-size:12px}
 )css";
+
+namespace {
 
 std::string Nav(bool analysis) {
   std::string s =

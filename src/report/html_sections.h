@@ -13,6 +13,9 @@
 
 namespace dlsim::html {
 
+// The page's style sheet (html_report.cc), shared by every HTML page dlsim writes.
+extern const char kCss[];
+
 // Op type -> CSS colour, shared by the charts so one op type has one colour:
 // the nine op types with the most time get distinct palette colours, the
 // rest grey (OpColor).

@@ -83,3 +83,31 @@ TEST(HtmlCli, HtmlDoesNotApplyToWorkloads) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HtmlCli, FomWritesThePageWithABarPerWorkload) {
+  const std::string out = TempPath("fom.html");
+  const auto r = RunDlsim("fom " + std::string(DLSIM_SOURCE_DIR) +
+                          "/workloads/candle-fom-example.yaml --html " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("FOM = H(target)/H(baseline) = 82.597"), std::string::npos)
+      << "the table still prints";
+  const std::string html = ReadFile(out);
+  for (const char* id : {"summary", "ratios", "workloads", "sources", "warnings"}) {
+    EXPECT_EQ(Count(html, std::string("<section id=\"") + id + "\">"), 1u) << id;
+  }
+  EXPECT_NE(html.find("<th>FOM = H(target) / H(baseline)</th><td>82.597</td>"), std::string::npos);
+  EXPECT_EQ(Count(html, "<rect "), 3u);
+  EXPECT_NE(html.find("<title>P3: 241.438x</title>"), std::string::npos);
+  EXPECT_EQ(Count(html, "<script"), 0u);
+}
+
+TEST(HtmlCli, FomHtmlToAnUnwritablePathNamesIt) {
+  const auto r = RunDlsim("fom " + std::string(DLSIM_SOURCE_DIR) +
+                          "/workloads/candle-fom-example.yaml --html /no/such/dir/fom.html");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/no/such/dir/fom.html"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -17,6 +17,9 @@ std::string FomToJson(const FomResult& result);
 std::string FomToCsv(const FomResult& result);
 // The rows' bands, pricing sources and warnings, after the FOM table.
 std::string FomProvenanceText(const FomResult& result);
+// A self-contained HTML page: the FOM, a bar per workload of the target's rate
+// over the baseline's, the table, the bands and pricing sources, the warnings.
+std::string FomToHtml(const FomResult& result);
 
 struct WorkloadRate {
   WorkloadInfo info;
