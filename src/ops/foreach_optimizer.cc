@@ -1,6 +1,7 @@
 #include "foreach_optimizer.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "dlsim/kernel/work.h"
 
@@ -12,7 +13,15 @@ constexpr int64_t kMaxChunksPerLaunch = 320;  // its block list
 // Tensors one launch's metadata holds, by the number of lists (depth).
 int64_t MaxTensorsPerLaunch(int lists) { return lists == 1 ? 110 : 64; }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// a, b > 0 (no overflow near INT64_MAX).
+int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+// The calls written for one foreach op at most: 2^14 launches of 320 full
+// chunks cover 3.4e11 parameters; past that the launches merge (their bytes
+// kept), so that an absurd parameter count cannot fill memory with calls.
+constexpr int64_t kMaxCallsPerOp = int64_t{1} << 14;
+// Chunk counts are computed in double: exact below 2^53, and no overflow.
+constexpr double kMaxExactDouble = 9007199254740992.0;  // 2^53
 
 // One launch of a foreach op over `params` elements of `lists` lists, the
 // first updated in place: reads every list, writes the first.
@@ -35,7 +44,8 @@ KernelCall ForeachCall(const char* op, int lists, int64_t params) {
 // Every launch of one foreach op, the elements shared evenly between them.
 void AddForeachOp(const char* op, int lists, int64_t param_count, int64_t tensor_count,
                   std::vector<KernelCall>* calls) {
-  const int64_t launches = ForeachLaunches(param_count, tensor_count, lists);
+  const int64_t launches =
+      std::min(ForeachLaunches(param_count, tensor_count, lists), kMaxCallsPerOp);
   for (int64_t i = 0; i < launches; ++i) {
     const int64_t n = param_count / launches + (i < param_count % launches ? 1 : 0);
     calls->push_back(ForeachCall(op, lists, n));
@@ -45,9 +55,12 @@ void AddForeachOp(const char* op, int lists, int64_t param_count, int64_t tensor
 }  // namespace
 
 int64_t ForeachChunks(int64_t param_count, int64_t tensor_count) {
-  const int64_t tensors = std::max<int64_t>(tensor_count, 1);
-  return std::max(tensors, CeilDiv(2 * std::max<int64_t>(param_count, 0) + tensors * kChunkElems,
-                                   2 * kChunkElems));
+  const double tensors = static_cast<double>(std::max<int64_t>(tensor_count, 1));
+  const double params = static_cast<double>(std::max<int64_t>(param_count, 0));
+  // Full chunks, and half a chunk more per tensor for its last, partial one;
+  // the divisor is 2^17, so the quotient is exact wherever the sum is.
+  const double chunks = std::ceil((2 * params + tensors * kChunkElems) / (2.0 * kChunkElems));
+  return static_cast<int64_t>(std::min(std::max(tensors, chunks), kMaxExactDouble));
 }
 
 int64_t ForeachLaunches(int64_t param_count, int64_t tensor_count, int lists) {

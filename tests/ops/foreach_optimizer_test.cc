@@ -58,5 +58,19 @@ TEST(ForeachOptimizerTest, LowerOptimizerTakesTheForeachPathForFusedSgdOnly) {
   EXPECT_EQ(LowerOptimizer(Optimizer::kAdam, 1000, 4, true, LoweringOptions{}).size(), 1u);
 }
 
+// A fuzzer's parameter count near INT64_MAX: no overflow, and the launches of
+// each op merge at 2^14 calls, every parameter still counted.
+TEST(ForeachOptimizerTest, AbsurdParameterCountsAreBounded) {
+  const int64_t huge = int64_t{4810621492522572597};
+  EXPECT_NEAR(static_cast<double>(ForeachChunks(huge, 1)), huge / 65536.0, 2.0);
+  EXPECT_EQ(ForeachChunks(INT64_MAX, INT64_MAX), int64_t{1} << 53);
+  EXPECT_EQ(ForeachLaunches(INT64_MAX, INT64_MAX, 2), INT64_MAX / 64 + 1);
+  const std::vector<KernelCall> calls = ForeachSgdCalls(true, huge, 3);
+  ASSERT_EQ(calls.size(), 3u << 14);
+  int64_t first_op = 0;
+  for (size_t i = 0; i < (1u << 14); ++i) first_op += calls[i].IntParam("params", 0);
+  EXPECT_EQ(first_op, huge);
+}
+
 }  // namespace
 }  // namespace dlsim
