@@ -81,11 +81,7 @@ std::string WarningsSection(const FomResult& r) {
 
 std::string FomToHtml(const FomResult& r) {
   const std::string title = "FOM of " + r.target_machine + " against " + r.baseline_machine;
-  std::string s =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>dlsim: " +
-      svg::Escape(title) + "</title>\n<style>" + html::kCss + "</style>\n</head>\n<body>\n";
+  std::string s = html::PageHead(title);
   s += "<h1>" + svg::Escape(title) + "</h1>\n<p class=\"muted\">dlsim fom: " +
        std::to_string(r.rows.size()) + " workloads</p>\n";
   s += SummarySection(r) + RatioSection(r) + TableSection(r) + ProvenanceSection(r) +

@@ -52,6 +52,13 @@ details summary{cursor:pointer;color:#2a5d8f;margin:6px 0}
 footer{margin:32px 0 8px;font-size:12px}
 )css";
 
+std::string PageHead(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+         "<title>dlsim: " +
+         svg::Escape(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n";
+}
+
 namespace {
 
 std::string Nav(bool analysis) {
@@ -134,11 +141,7 @@ std::string EstimateToHtml(const Estimate& e, const Machine& machine, const Anal
                            const HtmlReportOptions& options) {
   const html::OpColors colors = html::ColorOpTypes(e);
   const std::string title = e.model + " on " + e.machine;
-  std::string s =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>dlsim: " +
-      svg::Escape(title) + "</title>\n<style>" + html::kCss + "</style>\n</head>\n<body>\n";
+  std::string s = html::PageHead(title);
   s += "<h1>" + svg::Escape(title) + "</h1>\n<p class=\"muted\">dlsim " +
        (analysis != nullptr ? "analyze" : "estimate") + ": batch " + std::to_string(e.batch) +
        ", " + svg::Escape(e.dtype) + ", " + svg::Escape(ModeName(e.mode)) + "</p>\n";

@@ -15,6 +15,8 @@ namespace dlsim::html {
 
 // The page's style sheet (html_report.cc), shared by every HTML page dlsim writes.
 extern const char kCss[];
+// A page's doctype, head (title "dlsim: TITLE", the style sheet) and <body>.
+std::string PageHead(const std::string& title);
 
 // Op type -> CSS colour, shared by the charts so one op type has one colour:
 // the nine op types with the most time get distinct palette colours, the
