@@ -294,7 +294,7 @@ def main():
     ap.add_argument("--out", help="write the host: block here (default: standard output)")
     ap.add_argument("--json", help="also write every op's measurement as JSON here")
     ap.add_argument("--device", type=int, default=0)
-    ap.add_argument("--quick", action="store_true", help="fewer calls per loop (about 5 s)")
+    ap.add_argument("--quick", action="store_true", help="fewer calls per loop (about 10 s; noisier)")
     args = ap.parse_args()
     if torch is None:
         sys.exit(f"host_calibrate.py: PyTorch is needed ({TORCH_ERROR}); install it with CUDA support")
