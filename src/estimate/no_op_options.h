@@ -12,8 +12,8 @@
 namespace dlsim {
 
 // One warning for each of --layout nhwc and --fuse that `options` asks for
-// and that lowers `graph` to the very calls of `lowered` (lowered with
-// `options`) without it, naming what the graph lacks.
+// and that set no call of `lowered` (`graph` lowered with `options`): no call
+// in NHWC, no fused conv_bias_act. Names what the graph lacks.
 std::vector<std::string> NoOpOptionWarnings(const Graph& graph, const LoweredGraph& lowered,
                                             const LoweringOptions& options);
 
