@@ -70,10 +70,8 @@ void PrintWorkloadRate(const WorkloadRate& w) {
 
 Status RunWorkloads(const EstimateArgs& args, OutputFormat format) {
   DLSIM_ASSIGN_OR_RETURN(WorkloadFile wf, LoadWorkloadFile(args.workload));
-  DLSIM_ASSIGN_OR_RETURN(Machine machine, LoadMachine(ResolveMachinePath(args.machine)));
-  if (!args.model_opts.host_profile.empty()) {
-    DLSIM_ASSIGN_OR_RETURN(machine.host, LoadHostProfile(args.model_opts.host_profile));
-  }
+  DLSIM_ASSIGN_OR_RETURN(Machine machine,
+                         LoadMachineWithHost(args.machine, args.model_opts.host_profile));
   StepTimeFn step_time = MakeStepTimeFn();
   std::vector<WorkloadRate> rates;
   for (const Workload& w : wf.workloads) {

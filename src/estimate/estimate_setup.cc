@@ -136,13 +136,18 @@ Result<Graph> LoadModel(const std::string& path, const ModelOptions& opts) {
   return LoadOnnxModel(path, io);
 }
 
+Result<Machine> LoadMachineWithHost(const std::string& machine, const std::string& host_profile) {
+  DLSIM_ASSIGN_OR_RETURN(Machine m, LoadMachine(ResolveMachinePath(machine)));
+  if (!host_profile.empty()) {
+    DLSIM_ASSIGN_OR_RETURN(m.host, LoadHostProfile(host_profile));
+  }
+  return m;
+}
+
 Result<EstimateSetup> LoadEstimateSetup(const std::string& model, const ModelOptions& opts,
                                         const std::string& machine) {
   DLSIM_ASSIGN_OR_RETURN(EstimateOptions eo, ToEstimateOptions(opts));
-  DLSIM_ASSIGN_OR_RETURN(Machine m, LoadMachine(ResolveMachinePath(machine)));
-  if (!opts.host_profile.empty()) {
-    DLSIM_ASSIGN_OR_RETURN(m.host, LoadHostProfile(opts.host_profile));
-  }
+  DLSIM_ASSIGN_OR_RETURN(Machine m, LoadMachineWithHost(machine, opts.host_profile));
   DLSIM_ASSIGN_OR_RETURN(Graph graph, LoadModel(model, opts));
   DLSIM_ASSIGN_OR_RETURN(CostModel cost, CostModel::ForMachine(m));
   if (eo.batch == 0 && !graph.inputs.empty()) {

@@ -60,6 +60,10 @@ Result<Graph> LoadModel(const std::string& path, const ModelOptions& opts);
 // What estimate, analyze and compare start from: the machine (a file or a
 // bundled name), the model, the machine's cost model and estimator options
 // whose batch defaults to the model's first input's leading dim.
+// The machine of --machine (a file or a bundled name), its host section
+// replaced by the --host profile when `host_profile` is not empty.
+Result<Machine> LoadMachineWithHost(const std::string& machine, const std::string& host_profile);
+
 struct EstimateSetup {
   Machine machine;
   Graph graph;
