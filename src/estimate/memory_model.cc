@@ -131,10 +131,14 @@ class Simulator {
     return nullptr;
   }
 
-  // The block node `i` reads for input `name`: its autocast copy or the root.
+  // The block node `i` reads for input `name`: its autocast copy (made by
+  // the node, or for a fused group by one of its nodes) or the root.
   std::string ReadBlock(long i, const std::string& name) const {
     const LoweredNode& ln = lowered_.nodes[i];
     if (CastOf(ln, name) != nullptr) return name + "@cast" + std::to_string(i);
+    for (size_t k : ln.fused_nodes) {
+      if (CastOf(lowered_.nodes[k], name) != nullptr) return name + "@cast" + std::to_string(k);
+    }
     return Root(name);
   }
 

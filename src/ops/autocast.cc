@@ -66,9 +66,20 @@ class Planner {
     plan_.casts[node].push_back(AutocastCast{t.name, to, !t.is_graph_input});
   }
 
+  // torch.onnx writes GroupNorm as Reshape -> InstanceNormalization ->
+  // Reshape -> Mul -> Add; autocast runs group_norm in fp32 (instance_norm
+  // itself is not on its lists), so such an InstanceNormalization is fp32.
+  AutocastClass ClassOfNode(const Node& node) const {
+    if (node.op_type == "InstanceNormalization" && !node.inputs.empty()) {
+      auto p = producer_op_.find(node.inputs[0]);
+      if (p != producer_op_.end() && p->second == "Reshape") return AutocastClass::kFp32;
+    }
+    return ClassOf(node.op_type);
+  }
+
   void PlanNode(size_t i) {
     const Node& node = graph_.nodes[i];
-    const AutocastClass cls = ClassOf(node.op_type);
+    const AutocastClass cls = ClassOfNode(node);
     DType dtype = DType::kFloat32;
     if (cls == AutocastClass::kLow) {
       dtype = low_;

@@ -182,6 +182,55 @@ class SiluMatcher {
   const LowerContext& ctx_;
 };
 
+// GroupNorm (nn.GroupNorm, F.group_norm), which both exporters write as
+// Reshape(x, [N, G, -1]) -> InstanceNormalization -> Reshape(., shape(x))
+// [-> Mul(., weight) -> Add(., bias)]: PyTorch runs one group_norm (in fp32
+// under autocast) that saves x and the per-group statistics, not the
+// normalised tensor the affine Mul reads.
+class GroupNormMatcher {
+ public:
+  explicit GroupNormMatcher(const LowerContext& ctx) : ctx_(ctx) {}
+
+  bool Match(const Node& norm, FusedGroup* group) const {
+    if (norm.op_type != "InstanceNormalization" || norm.inputs.empty() || norm.outputs.size() != 1) {
+      return false;
+    }
+    const Node* before = ctx_.Producer(norm.Input(0));
+    if (before == nullptr || before->op_type != "Reshape" || ctx_.SoleConsumer(norm.Input(0)) != &norm) {
+      return false;
+    }
+    const Node* after = Next(norm, "Reshape", false);
+    if (after == nullptr) return false;
+    std::vector<const Node*> nodes = {before, &norm, after};
+    const Node* scale = Next(*after, "Mul", true);
+    if (scale != nullptr) {
+      nodes.push_back(scale);
+      if (const Node* shift = Next(*scale, "Add", true)) nodes.push_back(shift);
+    }
+    group->op = "group_norm";
+    group->input = norm.Input(0);
+    group->nodes.clear();
+    for (const Node* n : nodes) group->nodes.push_back(IndexOf(ctx_, n));
+    std::sort(group->nodes.begin(), group->nodes.end());
+    return group->nodes.back() == IndexOf(ctx_, nodes.back());
+  }
+
+ private:
+  // The sole reader of `node`'s output when it is an `op` node (with a
+  // parameter as its other operand when `affine`).
+  const Node* Next(const Node& node, const char* op, bool affine) const {
+    if (node.outputs.size() != 1) return nullptr;
+    const Node* next = ctx_.SoleConsumer(node.outputs[0]);
+    if (next == nullptr || next->op_type != op || next->outputs.size() != 1) return nullptr;
+    if (!affine) return next->Input(0) == node.outputs[0] ? next : nullptr;
+    if (next->inputs.size() != 2) return nullptr;
+    const std::string& other = next->inputs[0] == node.outputs[0] ? next->inputs[1] : next->inputs[0];
+    return ctx_.IsParameter(other) ? next : nullptr;
+  }
+
+  const LowerContext& ctx_;
+};
+
 class AttentionMatcher {
  public:
   explicit AttentionMatcher(const LowerContext& ctx) : ctx_(ctx) {}
@@ -362,11 +411,12 @@ std::vector<FusedGroup> FindFrameworkFusions(const LowerContext& ctx) {
   SiluMatcher silu(ctx);
   RnnStackMatcher rnn(ctx);
   AttentionMatcher attention(ctx);
+  GroupNormMatcher group_norm(ctx);
   std::vector<FusedGroup> groups;
   for (const Node& node : ctx.graph().nodes) {
     FusedGroup g;
     if (gelu.Match(node, &g) || silu.Match(node, &g) || rnn.Match(node, &g) ||
-        attention.Match(node, &g)) {
+        attention.Match(node, &g) || group_norm.Match(node, &g)) {
       groups.push_back(std::move(g));
     }
   }
@@ -384,6 +434,16 @@ Result<std::vector<KernelCall>> LowerFusedGroup(const LowerContext& ctx, const F
     return calls;
   }
   if (group.op == "attention") return LowerAttention(ctx, group);
+  if (group.op == "group_norm") {
+    // the instance norm's calls: the statistics per (n, group) and the
+    // normalised output, in which group_norm also applies the affine
+    for (size_t n : group.nodes) {
+      const Node& node = ctx.graph().nodes[n];
+      if (node.op_type != "InstanceNormalization") continue;
+      DLSIM_RETURN_IF_ERROR((*BuiltinOps().Find(node.op_type))(ctx, node, &calls));
+    }
+    return calls;
+  }
   const Node& last = ctx.graph().nodes[group.nodes.back()];
   const std::string& out = last.outputs.at(0);
   const int64_t elems = ctx.Elems(out);

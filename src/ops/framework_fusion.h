@@ -20,7 +20,7 @@
 namespace dlsim {
 
 struct FusedGroup {
-  std::string op;            // "gelu", "silu", "rnn_stack" or "attention"
+  std::string op;            // "gelu", "silu", "rnn_stack", "attention" or "group_norm"
   std::string input;         // the tensor the fused kernel reads
   std::vector<size_t> nodes; // graph order; the last one launches the kernel
   // attention: q, k^T, v and the output; whether a mask is added.

@@ -120,7 +120,8 @@ void NoteFusedGroup(const FusedGroup& g, LoweredNode* ln) {
   static const std::map<std::string, FusedOp> kOps = {{"gelu", FusedOp::kGelu},
                                                       {"silu", FusedOp::kSilu},
                                                       {"rnn_stack", FusedOp::kRnnStack},
-                                                      {"attention", FusedOp::kAttention}};
+                                                      {"attention", FusedOp::kAttention},
+                                                      {"group_norm", FusedOp::kGroupNorm}};
   auto it = kOps.find(g.op);
   ln->fused_op = it != kOps.end() ? it->second : FusedOp::kNone;
   ln->fused_inputs = g.op == "attention" ? std::vector<std::string>(g.operands.begin(),

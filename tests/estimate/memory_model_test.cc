@@ -244,6 +244,29 @@ TEST(MemoryModel, AutocastKeepsFp32WeightsAndSavesTheCastCopies) {
   EXPECT_EQ(m.peak_at, "backward mm");
 }
 
+// a = x + w, then nn.GroupNorm(4, 8) of a as torch.onnx writes it (Reshape,
+// InstanceNormalization, Reshape, Mul, Add); every activation is an 8 KiB
+// block. PyTorch's group_norm saves a (not the normalised tensor the Mul
+// reads), so at the group norm's backward (named by its last node): x, a,
+// y's gradient and the gradient it writes for a.
+TEST(MemoryModel, AnExportedGroupNormSavesOnlyItsInput) {
+  GraphBuilder g;
+  g.Input("x", {1, 8, 16, 16}).Weight("w", {1, 8, 16, 16});
+  g.Weight("groups", {3}, DType::kInt64).Weight("back", {4}, DType::kInt64);
+  g.Weight("ones", {4}).Weight("zeros", {4}).Weight("gamma", {8, 1, 1}).Weight("beta", {8, 1, 1});
+  g.Op("Add", "add", {"x", "w"}, "a", {1, 8, 16, 16});
+  g.Op("Reshape", "reshape", {"a", "groups"}, "r", {1, 4, 512});
+  g.Op("InstanceNormalization", "norm", {"r", "ones", "zeros"}, "n", {1, 4, 512});
+  g.Op("Reshape", "reshape_1", {"n", "back"}, "u", {1, 8, 16, 16});
+  g.Op("Mul", "scale", {"u", "gamma"}, "m", {1, 8, 16, 16});
+  g.Op("Add", "shift", {"m", "beta"}, "y", {1, 8, 16, 16});
+  MemoryOptions o;
+  o.training = true;
+  MemoryFootprint m = Peak(g.Build({"y"}), o);
+  EXPECT_EQ(m.activations_bytes, 4 * 8192);
+  EXPECT_EQ(m.peak_at, "backward shift");
+}
+
 TEST(MemoryModel, ConvolutionsTakeAWorkspaceOfTheirInputAndOutput) {
   // x and y are 4 KiB blocks; a 3x3 convolution's workspace is 8 KiB while it runs.
   MemoryFootprint wide = ConvPeak(3, false, false);

@@ -89,5 +89,31 @@ TEST(Autocast, OffChangesNothing) {
   }
 }
 
+// x [2, 64, 64] -> MatMul(w [64, 64]) -> Reshape [2, 32, 128] ->
+// InstanceNormalization -> Reshape [2, 64, 64]: F.group_norm as torch.onnx
+// writes it, which autocast runs in fp32.
+TEST(Autocast, AnExportedGroupNormRunsFp32) {
+  GraphBuilder b;
+  b.Input("x", {2, 64, 64}).Weight("w", {64, 64}).Weight("ones", {32}).Weight("zeros", {32});
+  b.Weight("groups", {3}, DType::kInt64).Weight("back", {3}, DType::kInt64);
+  b.Op("MatMul", "mm", {"x", "w"}, "h", {2, 64, 64});
+  b.Op("Reshape", "reshape", {"h", "groups"}, "r", {2, 32, 128});
+  b.Op("InstanceNormalization", "norm", {"r", "ones", "zeros"}, "n", {2, 32, 128});
+  b.Op("Reshape", "reshape_1", {"n", "back"}, "y", {2, 64, 64});
+  LoweringOptions o;
+  o.dtype = DType::kBFloat16;
+  o.autocast = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  // the norm's bf16 input is cast to fp32; the group's norm kernel (on its
+  // last node) runs in fp32
+  std::vector<std::string> norm = Describe(lowered->nodes[2]);
+  ASSERT_EQ(norm.size(), 1u);
+  EXPECT_EQ(norm[0], "fwd copy op=cast elems=8192 dtype=fp32 math=fp32 layout=- r16384 w32768");
+  std::vector<std::string> last = Describe(lowered->nodes[3]);
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].substr(0, 55), "fwd layernorm_fwd rows=64 cols=128 dtype=fp32 math=fp32");
+}
+
 }  // namespace
 }  // namespace dlsim

@@ -324,5 +324,51 @@ TEST(FrameworkFusion, EagerAttentionStaysSeparateKernels) {
   }
 }
 
+// nn.GroupNorm(32, 64) on [2, 64, 16, 16] as torch.onnx writes it: Reshape
+// to [2, 32, 512], InstanceNormalization, Reshape back, Mul by the weight,
+// Add the bias.
+Graph GroupNorm() {
+  GraphBuilder b;
+  b.Input("x", {2, 64, 16, 16}).Weight("groups", {3}, DType::kInt64).Weight("back", {4}, DType::kInt64);
+  b.Weight("ones", {32}).Weight("zeros", {32}).Weight("gamma", {64, 1, 1}).Weight("beta", {64, 1, 1});
+  b.Op("Reshape", "reshape", {"x", "groups"}, "r", {2, 32, 512});
+  b.Op("InstanceNormalization", "norm", {"r", "ones", "zeros"}, "n", {2, 32, 512});
+  b.Op("Reshape", "reshape_1", {"n", "back"}, "u", {2, 64, 16, 16});
+  b.Op("Mul", "mul", {"u", "gamma"}, "m", {2, 64, 16, 16});
+  b.Op("Add", "add", {"m", "beta"}, "y", {2, 64, 16, 16});
+  return b.Build({"y"});
+}
+
+TEST(FrameworkFusion, ExportedGroupNormIsOneNormKernelThatSavesItsInput) {
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(GroupNorm(), o);
+  ASSERT_TRUE(lowered.ok());
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(lowered->nodes[i].calls.empty()) << lowered->nodes[i].name;
+  const LoweredNode& add = lowered->nodes[4];
+  ASSERT_EQ(add.calls.size(), 2u);
+  EXPECT_EQ(add.calls[0].kind, KernelKind::kLayerNormFwd);
+  EXPECT_EQ(add.calls[0].IntParam("rows", 0), 64);
+  EXPECT_EQ(add.calls[0].IntParam("cols", 0), 512);
+  EXPECT_EQ(add.calls[1].kind, KernelKind::kLayerNormBwd);
+  EXPECT_EQ(add.fused_op, FusedOp::kGroupNorm);
+  EXPECT_EQ(add.fused_inputs, std::vector<std::string>{"r"});
+  EXPECT_EQ(add.fused_nodes, (std::vector<size_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(FrameworkFusion, GroupNormWithoutItsAffineStillFusesTheReshapes) {
+  GraphBuilder b;
+  b.Input("x", {2, 64, 16, 16}).Weight("groups", {3}, DType::kInt64).Weight("back", {4}, DType::kInt64);
+  b.Weight("ones", {32}).Weight("zeros", {32});
+  b.Op("Reshape", "reshape", {"x", "groups"}, "r", {2, 32, 512});
+  b.Op("InstanceNormalization", "norm", {"r", "ones", "zeros"}, "n", {2, 32, 512});
+  b.Op("Reshape", "reshape_1", {"n", "back"}, "y", {2, 64, 16, 16});
+  auto lowered = LowerGraph(b.Build({"y"}), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_TRUE(lowered->nodes[1].calls.empty());
+  ASSERT_EQ(lowered->nodes[2].calls.size(), 1u);
+  EXPECT_EQ(lowered->nodes[2].fused_op, FusedOp::kGroupNorm);
+}
+
 }  // namespace
 }  // namespace dlsim

@@ -37,7 +37,7 @@ MathMode ConvMath(const LoweringOptions& options);
 MathMode GemmMath(const LoweringOptions& options);
 
 // A group of nodes that PyTorch runs as one op (src/ops/framework_fusion.h).
-enum class FusedOp { kNone, kGelu, kSilu, kRnnStack, kAttention };
+enum class FusedOp { kNone, kGelu, kSilu, kRnnStack, kAttention, kGroupNorm };
 
 // An input that autocast casts before the node reads it.
 struct InputCast {
