@@ -191,6 +191,28 @@ def build_rows(kind, p, dt):
     return nbytes, make, ln_bwd
 
 
+def build_group_norm(kind, p, dt):
+    """nn.GroupNorm over x [n, c, hw] (its forward, or native_group_norm_backward
+    with every gradient, as autograd calls it in training)."""
+    n, c, g, hw = ip(p, "n"), ip(p, "c"), ip(p, "groups"), ip(p, "hw")
+    esz = torch.empty(0, dtype=dt).element_size()
+    nbytes = (2 if kind == "groupnorm_fwd" else 4) * n * c * hw * esz
+
+    def make():
+        x = rnd(n, c, hw, dtype=dt)
+        return x, rnd(c, dtype=dt), rnd(c, dtype=dt), torch.randn_like(x)
+
+    if kind == "groupnorm_fwd":
+        return nbytes, make, lambda i: F.group_norm(i[0], g, i[1], i[2])
+
+    def make_b():
+        x, w, b, dy = make()
+        _, mean, rstd = torch.ops.aten.native_group_norm(x, w, b, n, c, hw, g, 1e-5)
+        return x, w, dy, mean, rstd
+    return nbytes, make_b, lambda i: torch.ops.aten.native_group_norm_backward(
+        i[2], i[0], i[3], i[4], i[1], n, c, hw, g, [True, True, True])
+
+
 UNARY = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "erf": torch.erf,
          "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "neg": torch.neg, "abs": torch.abs,
          "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid, "gelu": F.gelu, "softplus": F.softplus,
@@ -386,6 +408,8 @@ def build(key):
         return build_pool(kind, p, dt)
     if kind.startswith("softmax") or kind.startswith("layernorm"):
         return build_rows(kind, p, dt)
+    if kind.startswith("groupnorm"):
+        return build_group_norm(kind, p, dt)
     if kind == "elementwise":
         return build_elementwise(p, dt)
     if kind == "reduction":

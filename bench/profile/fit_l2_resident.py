@@ -10,10 +10,14 @@ the measured time with the estimate priced without any factor, and proposes
 factor = sum(measured) / sum(estimated).
 
 Fitted on the traces of tuned-on models only; the held-out models' traces
-(bench/accuracy/zoo.py) are reported beside, not used.
+(bench/accuracy/zoo.py) are reported beside, not used. With --corpus cal the
+traces are those of the generalisation corpus's calibration side instead
+(TorchScript exports, every measured case; after bench/corpus/evaluate.py
+has unpacked them): the kinds the zoo has no calls of (group norm) are
+fitted there, and the test side is never read.
 
 Usage: fit_l2_resident.py [--machine machines/h100.yaml] [--dlsim build/dlsim]
-                          [--min-calls 10]
+                          [--min-calls 10] [--corpus cal] [--kinds K,K]
 """
 import argparse
 import json
@@ -30,7 +34,8 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "accuracy"))
 from zoo import held_out  # noqa: E402
 
 KINDS = ["batchnorm_infer", "batchnorm_train_fwd", "batchnorm_bwd", "layernorm_fwd", "layernorm_bwd",
-         "softmax_fwd", "softmax_bwd", "pool_fwd", "pool_bwd", "elementwise", "reduction", "copy"]
+         "groupnorm_fwd", "groupnorm_bwd", "softmax_fwd", "softmax_bwd", "pool_fwd", "pool_bwd",
+         "elementwise", "reduction", "copy"]
 
 
 def traces(work):
@@ -78,23 +83,58 @@ def compare(dlsim, machine, trace):
     return model, json.loads(out)
 
 
+def corpus_cases(side):
+    """(model, ONNX file, trace, dlsim options) of every measured case of a
+    corpus side with a trace."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "corpus"))
+    import corpus  # noqa: E402
+    import evaluate  # noqa: E402
+    evaluate.unpack()
+    out = []
+    for (model, mode, dtype), rec in sorted(evaluate.measured_cases().items()):
+        if "error" in rec or corpus.spec(model)["side"] != side:
+            continue
+        onnx_path = os.path.join(evaluate.CACHE, "onnx", f"{model}.ts.onnx")
+        trace = os.path.join(evaluate.CACHE, "traces", f"{model}_{mode}_{dtype}.trace.json")
+        if not (os.path.exists(onnx_path) and os.path.exists(trace)):
+            continue
+        s = corpus.spec(model)
+        shape = "x".join(str(d) for d in corpus.input_shape(s, rec["batch"]))
+        args = ["--input", f"{corpus.input_name(s)}:{shape}"] + evaluate.CASE_ARGS[(mode, dtype)]
+        out.append((model, onnx_path, trace, args))
+    return out
+
+
+def compare_corpus(dlsim, machine, case):
+    model, onnx_path, trace, args = case
+    out = subprocess.run([dlsim, "compare", onnx_path, "--profile", trace, "--machine", machine,
+                          "--format", "json"] + args, capture_output=True, text=True, check=True).stdout
+    return model, json.loads(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--machine", default=os.path.join(ROOT, "machines", "h100.yaml"))
     ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
     ap.add_argument("--min-calls", type=int, default=10)
+    ap.add_argument("--corpus", choices=["cal"], help="fit on the corpus's calibration side's traces")
+    ap.add_argument("--kinds", help="comma-separated kinds to fit (default: all memory-bound kinds)")
     args = ap.parse_args()
+    kinds = args.kinds.split(",") if args.kinds else KINDS
     l2 = l2_bytes(args.machine)
     bare = machine_without_factors(args.machine)
     sums = {}  # (set, kind) -> [calls, estimated, measured]
     try:
         with tempfile.TemporaryDirectory() as work:
-            for trace in traces(work):
-                model, d = compare(args.dlsim, bare, trace)
-                group = "held-out" if held_out(model) else "tuned-on"
+            if args.corpus:
+                runs = (compare_corpus(args.dlsim, bare, c) for c in corpus_cases(args.corpus))
+            else:
+                runs = (compare(args.dlsim, bare, t) for t in traces(work))
+            for model, d in runs:
+                group = "tuned-on" if args.corpus or not held_out(model) else "held-out"
                 for layer in d["layers"]:
                     for c in layer["calls"]:
-                        if c["kind"] not in KINDS or c["kernels"] <= 0:
+                        if c["kind"] not in kinds or c["kernels"] <= 0:
                             continue
                         if not 0 < c.get("resident_input_bytes", 0) <= l2:
                             continue
@@ -106,7 +146,7 @@ def main():
         os.remove(bare)
     print(f"{'kind':22} {'tuned-on calls':>14} {'factor':>7} {'held-out calls':>15} {'ratio':>7}")
     fitted = {}
-    for kind in KINDS:
+    for kind in kinds:
         t = sums.get(("tuned-on", kind), [0, 0, 0])
         h = sums.get(("held-out", kind), [0, 0, 0])
         factor = t[2] / t[1] if t[1] > 0 else None
@@ -115,7 +155,8 @@ def main():
         print(f"{kind:22} {t[0]:14d} {fmt(factor)} {h[0]:15d} {fmt(ratio)}")
         if factor is not None and t[0] >= args.min_calls:
             fitted[kind] = round(factor, 3)
-    print("\n  l2_resident_factor:   # bench/profile/fit_l2_resident.py on the tuned-on traces")
+    where = f"the corpus's {args.corpus} side's traces" if args.corpus else "the tuned-on traces"
+    print(f"\n  l2_resident_factor:   # bench/profile/fit_l2_resident.py on {where}")
     for kind, f in fitted.items():
         print(f"    {kind}: {f}")
 

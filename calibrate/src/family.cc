@@ -35,6 +35,8 @@ Family FamilyOf(dlsim::KernelKind kind) {
       return Family::kMemory;
     case K::kAttentionFwd:
     case K::kAttentionBwd:
+    case K::kGroupNormFwd:  // calibrate/torch_calibrate.py
+    case K::kGroupNormBwd:
       return Family::kNone;
   }
   return Family::kNone;

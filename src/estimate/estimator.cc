@@ -61,13 +61,24 @@ void MarkResidentInputs(const Graph& graph, DType float_dtype, LoweredGraph* low
   for (size_t i = 0; i < n; ++i) {
     for (const std::string& out : graph.nodes[i].outputs) producer[out] = i;
   }
+  // The node whose kernel wrote `name`: through views and nodes folded into
+  // a fused group, which launch nothing and pass their first input on.
+  auto writer = [&](std::string name) -> long {
+    for (auto it = producer.find(name); it != producer.end(); it = producer.find(name)) {
+      const size_t p = it->second;
+      if (!lowered->nodes[p].calls.empty() || graph.nodes[p].inputs.empty()) return static_cast<long>(p);
+      name = graph.nodes[p].inputs[0];
+    }
+    return -1;
+  };
   long previous = -1;
   for (size_t i = 0; i < n; ++i) {
     KernelCall* first = FirstCall(lowered->nodes[i], false);
     if (first == nullptr) continue;
-    for (const std::string& in : graph.nodes[i].inputs) {
-      auto it = producer.find(in);
-      if (it != producer.end() && static_cast<long>(it->second) == previous) {
+    // a fused group reads the group's inputs, not its last node's
+    const std::vector<std::string>& fused = lowered->nodes[i].fused_inputs;
+    for (const std::string& in : fused.empty() ? graph.nodes[i].inputs : fused) {
+      if (previous >= 0 && writer(in) == previous) {
         first->resident_input_bytes += RunBytes(graph, in, float_dtype);
       }
     }

@@ -35,7 +35,11 @@ KernelClass ClassifyLibraryKernel(const Name& n) {
     return KernelClass::kLayout;
   }
   if (n.Any("sdpa", "flash", "fmha", "attention")) return KernelClass::kAttention;
-  if (n.Any("layer_norm", "layernorm", "rms_norm", "rmsnorm")) return KernelClass::kLayerNorm;
+  if (n.Any("layer_norm", "layernorm", "rms_norm", "rmsnorm", "group_norm", "groupnorm",
+            "rowwisemoments", "computefusedparams", "computeinternalgradients",
+            "computebackwardfusedparams")) {
+    return KernelClass::kLayerNorm;  // group norm's statistics and fused parameters too
+  }
   if (n.Any("bn_fw", "bn_bw", "batch_norm", "batchnorm")) return KernelClass::kBatchNorm;
   if (n.Has("softmax")) return KernelClass::kSoftmax;
   if (n.Any("rnn", "lstm", "gru_")) return KernelClass::kRnn;
@@ -115,6 +119,9 @@ bool ClassCanImplement(KernelClass c, KernelKind kind) {
     case K::kLayerNormFwd:
     case K::kLayerNormBwd:
       return c == C::kLayerNorm;
+    case K::kGroupNormFwd:  // statistics, then the affine as a pointwise kernel
+    case K::kGroupNormBwd:
+      return c == C::kLayerNorm || c == C::kElementwise;
     case K::kLrnFwd:
       return c == C::kElementwise || c == C::kOther;
     case K::kRnnFwd:

@@ -25,6 +25,8 @@ constexpr KindInfo kKinds[] = {
     {KernelKind::kSoftmaxBwd, "softmax_bwd", false},
     {KernelKind::kLayerNormFwd, "layernorm_fwd", false},
     {KernelKind::kLayerNormBwd, "layernorm_bwd", false},
+    {KernelKind::kGroupNormFwd, "groupnorm_fwd", false},
+    {KernelKind::kGroupNormBwd, "groupnorm_bwd", false},
     {KernelKind::kLrnFwd, "lrn_fwd", false},
     {KernelKind::kRnnFwd, "rnn_fwd", true},
     {KernelKind::kRnnBwdData, "rnn_bwd_data", true},

@@ -18,6 +18,7 @@ const std::map<KernelKind, Names>& RequiredTable() {
   static const Names pool = {"n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride_h", "stride_w"};
   static const Names nchw = {"n", "c", "h", "w"};
   static const Names rows_cols = {"rows", "cols"};
+  static const Names group_norm = {"n", "c", "groups", "hw"};
   static const Names rnn = {"seq", "batch", "input", "hidden", "layers", "dirs"};
   static const Names attention = {"batch", "heads", "seq_q", "seq_k", "head_dim", "mask"};
   using K = KernelKind;
@@ -37,6 +38,8 @@ const std::map<KernelKind, Names>& RequiredTable() {
       {K::kSoftmaxBwd, rows_cols},
       {K::kLayerNormFwd, rows_cols},
       {K::kLayerNormBwd, rows_cols},
+      {K::kGroupNormFwd, group_norm},
+      {K::kGroupNormBwd, group_norm},
       {K::kLrnFwd, {"n", "c", "h", "w", "size"}},
       {K::kRnnFwd, rnn},
       {K::kRnnBwdData, rnn},

@@ -211,6 +211,24 @@ Result<KeyWork> PoolWork(const ParsedKey& key, const Params& p, int64_t ds) {
   return work;
 }
 
+// PyTorch's group_norm over x [n, c, hw] in `groups` groups: the layer
+// norm's counts (RowsColsWork) per element, with c scales and shifts.
+Result<KeyWork> GroupNormWork(const ParsedKey& key, const Params& p, int64_t ds) {
+  DLSIM_ASSIGN_OR_RETURN(int64_t n, p.Int("n"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t c, p.Int("c"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t groups, p.Int("groups"));
+  DLSIM_ASSIGN_OR_RETURN(int64_t hw, p.Int("hw"));
+  if (c % groups != 0) return InvalidArgument(p.Where() + ": groups does not divide c");
+  const double e = double(n) * c * hw;
+  KeyWork work;
+  if (key.kind == KernelKind::kGroupNormFwd) {
+    work.flops = 8 * e, work.bytes = (2 * e + 2.0 * c) * ds;
+  } else {
+    work.flops = 10 * e, work.bytes = (3 * e + 4.0 * c) * ds;
+  }
+  return work;
+}
+
 Result<KeyWork> RowsColsWork(const ParsedKey& key, const Params& p, int64_t ds) {
   DLSIM_ASSIGN_OR_RETURN(int64_t rows, p.Int("rows"));
   DLSIM_ASSIGN_OR_RETURN(int64_t cols, p.Int("cols"));
@@ -342,6 +360,8 @@ Result<KeyWork> WorkOfKey(const ParsedKey& key) {
     case KernelKind::kSoftmaxFwd: case KernelKind::kSoftmaxBwd:
     case KernelKind::kLayerNormFwd: case KernelKind::kLayerNormBwd: case KernelKind::kReduction:
       return RowsColsWork(key, p, ds);
+    case KernelKind::kGroupNormFwd: case KernelKind::kGroupNormBwd:
+      return GroupNormWork(key, p, ds);
     case KernelKind::kOptimizer:
       return OptimizerWork(p, ds);
     case KernelKind::kElementwise: case KernelKind::kCopy:

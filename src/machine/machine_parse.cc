@@ -113,7 +113,8 @@ bool IsDispatchKey(const std::string& key) {
   static const std::set<std::string> kKinds = {
       "conv_fwd", "conv_bias_act", "conv_bwd_data", "conv_bwd_filter", "gemm", "batched_gemm",
       "batchnorm_infer", "batchnorm_train_fwd", "batchnorm_bwd", "pool_fwd", "pool_bwd",
-      "softmax_fwd", "softmax_bwd", "layernorm_fwd", "layernorm_bwd", "lrn_fwd", "rnn_fwd",
+      "softmax_fwd", "softmax_bwd", "layernorm_fwd", "layernorm_bwd", "groupnorm_fwd",
+      "groupnorm_bwd", "lrn_fwd", "rnn_fwd",
       "rnn_bwd_data", "rnn_bwd_weights", "attention_fwd", "attention_bwd", "elementwise",
       "reduction", "copy", "optimizer"};
   static const std::set<std::string> kOwnKeys = {"backward", "none", "optimizer_per_tensor",
@@ -233,8 +234,8 @@ void ParseCalibration(YamlFields f, const std::string& file, const std::string& 
   // The memory-bound kernel kinds (docs/kernel-keys.md) a factor may name.
   static const std::set<std::string> kResidentKinds = {
       "batchnorm_infer", "batchnorm_train_fwd", "batchnorm_bwd", "layernorm_fwd", "layernorm_bwd",
-      "softmax_fwd",     "softmax_bwd",         "pool_fwd",      "pool_bwd",      "elementwise",
-      "reduction",       "copy"};
+      "groupnorm_fwd",   "groupnorm_bwd",       "softmax_fwd",   "softmax_bwd",   "pool_fwd",
+      "pool_bwd",        "elementwise",         "reduction",     "copy"};
   YamlFields factors = f.Map("l2_resident_factor", Presence::kOptional);
   for (const auto& kind : f.MapKeys("l2_resident_factor")) {
     if (kResidentKinds.count(kind) == 0) {

@@ -19,6 +19,7 @@
 #include <set>
 
 #include "attention_call.h"
+#include "row_call.h"
 
 namespace dlsim {
 namespace {
@@ -200,7 +201,7 @@ class GroupNormMatcher {
       return false;
     }
     const Node* after = Next(norm, "Reshape", false);
-    if (after == nullptr) return false;
+    if (after == nullptr || !Grouping(before->Input(0), norm.Input(0), after->outputs[0])) return false;
     std::vector<const Node*> nodes = {before, &norm, after};
     const Node* scale = Next(*after, "Mul", true);
     if (scale != nullptr) {
@@ -216,6 +217,14 @@ class GroupNormMatcher {
   }
 
  private:
+  // x [n, c, ...] viewed as [n, groups, c / groups * ...] and back.
+  bool Grouping(const std::string& x, const std::string& grouped, const std::string& back) const {
+    const Shape& xs = ctx_.T(x).dims;
+    const Shape& gs = ctx_.T(grouped).dims;
+    return xs.size() >= 3 && gs.size() == 3 && gs[0] == xs[0] && gs[1] > 0 && xs[1] % gs[1] == 0 &&
+           NumElements(gs) == NumElements(xs) && ctx_.T(back).dims == xs;
+  }
+
   // The sole reader of `node`'s output when it is an `op` node (with a
   // parameter as its other operand when `affine`).
   const Node* Next(const Node& node, const char* op, bool affine) const {
@@ -435,13 +444,13 @@ Result<std::vector<KernelCall>> LowerFusedGroup(const LowerContext& ctx, const F
   }
   if (group.op == "attention") return LowerAttention(ctx, group);
   if (group.op == "group_norm") {
-    // the instance norm's calls: the statistics per (n, group) and the
-    // normalised output, in which group_norm also applies the affine
-    for (size_t n : group.nodes) {
-      const Node& node = ctx.graph().nodes[n];
-      if (node.op_type != "InstanceNormalization") continue;
-      DLSIM_RETURN_IF_ERROR((*BuiltinOps().Find(node.op_type))(ctx, node, &calls));
-    }
+    // the first Reshape's input x [n, c, ...] in the groups of its output
+    // [n, groups, -1]; affine when the group ends in the weight's Mul/Add
+    const Node& reshape = ctx.graph().nodes[group.nodes.front()];
+    const Shape& grouped = ctx.T(group.input).dims;
+    const bool affine = ctx.graph().nodes[group.nodes.back()].op_type != "Reshape";
+    DLSIM_RETURN_IF_ERROR(GroupNormCalls(ctx, reshape.Input(0), grouped.size() > 1 ? grouped[1] : 0,
+                                         affine, &calls));
     return calls;
   }
   const Node& last = ctx.graph().nodes[group.nodes.back()];

@@ -146,23 +146,42 @@ Status LowerRmsNorm(const LowerContext& ctx, const Node& node, std::vector<Kerne
                     "rms_norm_kernel", node.GetInt("axis", -1), true, calls);
 }
 
-// GroupNormalization: statistics per (n, group), over C/G channels and all
-// spatial positions; PyTorch's group_norm kernel normalises one row each.
+// GroupNormalization (opset 18): PyTorch's group_norm.
 Status LowerGroupNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
-  const Shape& x = ctx.T(node.Input(0)).dims;
-  const int64_t groups = node.GetInt("num_groups", 0);
-  const int64_t channels = x.size() > 1 ? x[1] : 0;
-  if (x.size() < 2 || groups <= 0 || channels % groups != 0) {
-    return InvalidArgument("GroupNormalization: num_groups " + std::to_string(groups) +
-                           " does not divide the channels of " + ShapeToString(x));
-  }
-  const int64_t rows = x[0] * groups;
-  const int64_t cols = rows > 0 ? NumElements(x) / rows : 0;
-  return LowerRows(ctx, node, KernelKind::kLayerNormFwd, KernelKind::kLayerNormBwd,
-                   "group_norm_kernel", rows, cols, calls);
+  return GroupNormCalls(ctx, node.Input(0), node.GetInt("num_groups", 0), true, calls);
 }
 
 }  // namespace
+
+Status GroupNormCalls(const LowerContext& ctx, const std::string& x_name, int64_t groups,
+                      bool affine, std::vector<KernelCall>* calls) {
+  const Shape& x = ctx.T(x_name).dims;
+  const int64_t channels = x.size() > 1 ? x[1] : 0;
+  if (x.size() < 2 || groups <= 0 || channels % groups != 0) {
+    return InvalidArgument("group norm: " + std::to_string(groups) +
+                           " groups do not divide the channels of " + ShapeToString(x));
+  }
+  const double bx = ctx.Bytes(x_name);
+  const double bparams = affine ? 2.0 * channels * 4 : 0.0;  // fp32 weight and bias
+  KernelCall fwd = ctx.NewCall(KernelKind::kGroupNormFwd, "native_group_norm", MathMode::kFp32);
+  fwd.AddParam("n", x[0]);
+  fwd.AddParam("c", channels);
+  fwd.AddParam("groups", groups);
+  fwd.AddParam("hw", x[0] * channels > 0 ? NumElements(x) / (x[0] * channels) : 0);
+  fwd.bytes_read = bx + bparams;
+  fwd.bytes_written = bx;
+  calls->push_back(fwd);
+  if (ctx.options().training) {
+    KernelCall bwd = fwd;
+    bwd.kind = KernelKind::kGroupNormBwd;
+    bwd.library_call = "native_group_norm_backward";
+    bwd.phase = Phase::kBackward;
+    bwd.bytes_read = 2 * bx + bparams / 2;  // x and dy; the weight
+    bwd.bytes_written = bx + bparams;       // dx; the weight's and bias's gradients
+    calls->push_back(bwd);
+  }
+  return Status::Ok();
+}
 
 void RegisterNormalizationOps(OpRegistry& registry) {
   registry.Register("BatchNormalization", LowerBatchNorm);

@@ -1,6 +1,6 @@
 // The row kernels of softmax and the normalisations (lower_normalization.cc),
-// shared with attention's unfused chain (lower_attention.cc). Private to
-// src/ops.
+// shared with attention's unfused chain (lower_attention.cc) and the
+// framework fusions (framework_fusion.cc). Private to src/ops.
 #ifndef DLSIM_SRC_OPS_ROW_CALL_H_
 #define DLSIM_SRC_OPS_ROW_CALL_H_
 
@@ -18,6 +18,13 @@ inline constexpr const char* kSoftmaxLibraryCall = "cudnnSoftmaxForward";
 // key's Work, set by LowerGraph).
 KernelCall RowCall(const LowerContext& ctx, KernelKind kind, const char* library_call, int64_t rows,
                    int64_t cols);
+
+// PyTorch's group_norm of `x_name` [n, c, spatial...] in `groups` groups
+// (key params n, c, groups, hw) and its backward when training; `affine`:
+// with its per-channel weight and bias. For GroupNormalization and the
+// exported GroupNorm the framework fusion finds (framework_fusion.cc).
+Status GroupNormCalls(const LowerContext& ctx, const std::string& x_name, int64_t groups,
+                      bool affine, std::vector<KernelCall>* calls);
 
 }  // namespace dlsim
 

@@ -23,7 +23,8 @@ ParsedKey ExampleKey(KernelKind kind) {
       {"batch", "2"},  {"trans_a", "0"}, {"trans_b", "1"}, {"rows", "32"},    {"cols", "64"},
       {"size", "5"},   {"seq", "8"},     {"input", "16"},  {"hidden", "32"},  {"layers", "1"},
       {"dirs", "1"},   {"heads", "4"},   {"seq_q", "16"},  {"seq_k", "16"},   {"head_dim", "8"},
-      {"mask", "0"},   {"elems", "1024"}, {"arity", "2"},  {"params", "1000"}, {"fused", "1"}};
+      {"mask", "0"},   {"elems", "1024"}, {"arity", "2"},  {"params", "1000"}, {"fused", "1"},
+      {"hw", "64"}};
   ParsedKey key{kind, {}, "fp16", "fp16", "-"};
   for (const std::string& name : RequiredIntParams(kind)) {
     auto it = kValues.find(name);
@@ -36,7 +37,7 @@ ParsedKey ExampleKey(KernelKind kind) {
 }
 
 TEST(KernelKindTest, NamesRoundTrip) {
-  EXPECT_EQ(AllKernelKinds().size(), 25u);
+  EXPECT_EQ(AllKernelKinds().size(), 27u);
   for (KernelKind kind : AllKernelKinds()) {
     auto back = KernelKindFromName(KernelKindName(kind));
     ASSERT_TRUE(back.ok()) << KernelKindName(kind);

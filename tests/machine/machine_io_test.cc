@@ -84,7 +84,8 @@ TEST(BundledMachines, H100Values) {
   EXPECT_DOUBLE_EQ(m->device.measured_memory_bw_bytes_per_s, 3.0e12);
   EXPECT_DOUBLE_EQ(m->device.EffectiveMemoryBw(), 3.0e12);
   EXPECT_DOUBLE_EQ(m->device.l2_bytes, 50.0 * 1048576);
-  EXPECT_EQ(m->calibration.l2_resident_factor.size(), 9u);
+  EXPECT_EQ(m->calibration.l2_resident_factor.size(), 11u);
+  EXPECT_DOUBLE_EQ(m->calibration.l2_resident_factor.at("groupnorm_fwd"), 0.626);
   EXPECT_DOUBLE_EQ(m->calibration.l2_resident_factor.at("batchnorm_train_fwd"), 0.454);
   EXPECT_DOUBLE_EQ(m->device.memory_bytes, 80.0 * 1073741824);
   EXPECT_DOUBLE_EQ(m->device.peak_flops.bf16_matrix, 989.5e12);

@@ -112,7 +112,7 @@ TEST(Autocast, AnExportedGroupNormRunsFp32) {
   EXPECT_EQ(norm[0], "fwd copy op=cast elems=8192 dtype=fp32 math=fp32 layout=- r16384 w32768");
   std::vector<std::string> last = Describe(lowered->nodes[3]);
   ASSERT_EQ(last.size(), 1u);
-  EXPECT_EQ(last[0].substr(0, 55), "fwd layernorm_fwd rows=64 cols=128 dtype=fp32 math=fp32");
+  EXPECT_EQ(last[0].substr(0, 72), "fwd groupnorm_fwd n=2 c=64 groups=32 hw=64 dtype=fp32 math=fp32 layout=-");
 }
 
 }  // namespace

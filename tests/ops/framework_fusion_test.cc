@@ -347,13 +347,26 @@ TEST(FrameworkFusion, ExportedGroupNormIsOneNormKernelThatSavesItsInput) {
   for (int i = 0; i < 4; ++i) EXPECT_TRUE(lowered->nodes[i].calls.empty()) << lowered->nodes[i].name;
   const LoweredNode& add = lowered->nodes[4];
   ASSERT_EQ(add.calls.size(), 2u);
-  EXPECT_EQ(add.calls[0].kind, KernelKind::kLayerNormFwd);
-  EXPECT_EQ(add.calls[0].IntParam("rows", 0), 64);
-  EXPECT_EQ(add.calls[0].IntParam("cols", 0), 512);
-  EXPECT_EQ(add.calls[1].kind, KernelKind::kLayerNormBwd);
+  EXPECT_EQ(add.calls[0].Key(), "groupnorm_fwd n=2 c=64 groups=32 hw=256 dtype=fp32 math=fp32 layout=-");
+  EXPECT_DOUBLE_EQ(add.calls[0].bytes_read, 4.0 * 2 * 64 * 256 + 2 * 4.0 * 64);  // x; weight, bias
+  EXPECT_EQ(add.calls[1].kind, KernelKind::kGroupNormBwd);
   EXPECT_EQ(add.fused_op, FusedOp::kGroupNorm);
   EXPECT_EQ(add.fused_inputs, std::vector<std::string>{"r"});
   EXPECT_EQ(add.fused_nodes, (std::vector<size_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(FrameworkFusion, AReshapeIntoAnInstanceNormThatIsNoGroupingIsNotAGroupNorm) {
+  GraphBuilder b;  // [2, 64, 16, 16] viewed as [128, 16, 16]: an instance norm per (n, c)
+  b.Input("x", {2, 64, 16, 16}).Weight("s", {3}, DType::kInt64).Weight("back", {4}, DType::kInt64);
+  b.Weight("ones", {16}).Weight("zeros", {16});
+  b.Op("Reshape", "reshape", {"x", "s"}, "r", {128, 16, 16});
+  b.Op("InstanceNormalization", "norm", {"r", "ones", "zeros"}, "n", {128, 16, 16});
+  b.Op("Reshape", "reshape_1", {"n", "back"}, "y", {2, 64, 16, 16});
+  auto lowered = LowerGraph(b.Build({"y"}), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok());
+  ASSERT_EQ(lowered->nodes[1].calls.size(), 1u);
+  EXPECT_EQ(lowered->nodes[1].calls[0].kind, KernelKind::kLayerNormFwd);
+  EXPECT_EQ(lowered->nodes[2].fused_op, FusedOp::kNone);
 }
 
 TEST(FrameworkFusion, GroupNormWithoutItsAffineStillFusesTheReshapes) {
@@ -367,6 +380,7 @@ TEST(FrameworkFusion, GroupNormWithoutItsAffineStillFusesTheReshapes) {
   ASSERT_TRUE(lowered.ok());
   EXPECT_TRUE(lowered->nodes[1].calls.empty());
   ASSERT_EQ(lowered->nodes[2].calls.size(), 1u);
+  EXPECT_DOUBLE_EQ(lowered->nodes[2].calls[0].bytes_read, 4.0 * 2 * 64 * 256);  // no weight, bias
   EXPECT_EQ(lowered->nodes[2].fused_op, FusedOp::kGroupNorm);
 }
 

@@ -18,14 +18,12 @@ Graph GroupNorm(const Shape& x, int64_t groups) {
   return b.Build({"y"});
 }
 
-TEST(LowerNormalizationTest, GroupNormRowIsOneGroupOfOneSample) {
+TEST(LowerNormalizationTest, GroupNormIsPyTorchsGroupNormOverTheSpatialExtent) {
   auto lowered = LowerGraph(GroupNorm({8, 64, 56, 56}, 32), LoweringOptions{});
   ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
   ASSERT_EQ(lowered->nodes[0].calls.size(), 1u);
   const KernelCall& c = lowered->nodes[0].calls[0];
-  EXPECT_EQ(c.kind, KernelKind::kLayerNormFwd);
-  EXPECT_EQ(c.IntParam("rows", 0), 8 * 32);
-  EXPECT_EQ(c.IntParam("cols", 0), 2 * 56 * 56);
+  EXPECT_EQ(c.Key(), "groupnorm_fwd n=8 c=64 groups=32 hw=3136 dtype=fp32 math=fp32 layout=-");
   const double x_bytes = 4.0 * 8 * 64 * 56 * 56;
   EXPECT_DOUBLE_EQ(c.bytes_read, x_bytes + 2 * 4.0 * 64);
   EXPECT_DOUBLE_EQ(c.bytes_written, x_bytes);
@@ -38,14 +36,18 @@ TEST(LowerNormalizationTest, GroupNormTrainingAddsBackward) {
   auto lowered = LowerGraph(GroupNorm({4, 32, 16, 16}, 8), o);
   ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
   ASSERT_EQ(lowered->nodes[0].calls.size(), 2u);
-  EXPECT_EQ(lowered->nodes[0].calls[1].kind, KernelKind::kLayerNormBwd);
-  EXPECT_DOUBLE_EQ(lowered->nodes[0].calls[1].bytes_read, 2 * 4.0 * 4 * 32 * 16 * 16);
+  const KernelCall& bwd = lowered->nodes[0].calls[1];
+  EXPECT_EQ(bwd.kind, KernelKind::kGroupNormBwd);
+  const double x_bytes = 4.0 * 4 * 32 * 16 * 16;
+  EXPECT_DOUBLE_EQ(bwd.bytes_read, 2 * x_bytes + 4.0 * 32);     // x, dy; the weight
+  EXPECT_DOUBLE_EQ(bwd.bytes_written, x_bytes + 2 * 4.0 * 32);  // dx; two parameter gradients
+  EXPECT_DOUBLE_EQ(bwd.flops, 10 * x_bytes / 4);
 }
 
 TEST(LowerNormalizationTest, GroupNormWhoseGroupsDoNotDivideChannelsFails) {
   auto lowered = LowerGraph(GroupNorm({2, 30, 8, 8}, 4), LoweringOptions{});
   ASSERT_FALSE(lowered.ok());
-  EXPECT_NE(lowered.status().ToString().find("num_groups 4"), std::string::npos)
+  EXPECT_NE(lowered.status().ToString().find("4 groups do not divide the channels of 2x30x8x8"), std::string::npos)
       << lowered.status().ToString();
 }
 

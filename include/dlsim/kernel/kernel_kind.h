@@ -27,6 +27,8 @@ enum class KernelKind {
   kSoftmaxBwd,
   kLayerNormFwd,
   kLayerNormBwd,
+  kGroupNormFwd,  // PyTorch group_norm: statistics per (n, group), then the affine
+  kGroupNormBwd,
   kLrnFwd,
   kRnnFwd,
   kRnnBwdData,
