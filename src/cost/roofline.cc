@@ -60,7 +60,10 @@ RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
   const double wave = IsComputeKind(call.kind) ? WaveEfficiency(CallOutputTiles(call), device.sm_count) : 1.0;
   if (peak > 0) b.compute_s = call.flops / (peak * eff * wave);
   const double bw = device.EffectiveMemoryBw() * params.memory_efficiency;
-  if (bw > 0) b.memory_s = call.bytes() / bw;
+  // a row pass with fewer blocks than SMs reads at the busy SMs' share
+  const RowPass rows = CallRowPass(call);
+  const double row_extra = rows.bytes * (1 / WaveEfficiency(rows.blocks, device.sm_count) - 1);
+  if (bw > 0) b.memory_s = (call.bytes() + row_extra) / bw;
   b.floor_s = params.kernel_floor_s;
   if (IsRnnKind(call.kind)) {
     const double steps = static_cast<double>(call.IntParam("seq", 1) + call.IntParam("layers", 1) - 1);

@@ -53,4 +53,13 @@ int64_t CallOutputTiles(const KernelCall& call) {
   }
 }
 
+RowPass CallRowPass(const KernelCall& call) {
+  if (call.kind != KernelKind::kGroupNormFwd && call.kind != KernelKind::kGroupNormBwd) return {};
+  const int64_t n = call.IntParam("n", 1), c = call.IntParam("c", 1);
+  RowPass pass;
+  pass.blocks = call.kind == KernelKind::kGroupNormFwd ? n * call.IntParam("groups", 1) : n * c;
+  pass.bytes = double(n) * c * call.IntParam("hw", 1) * DTypeBytes(call.dtype);
+  return pass;
+}
+
 }  // namespace dlsim

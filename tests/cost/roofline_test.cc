@@ -84,6 +84,31 @@ TEST(RooflineTest, ElementwiseIsMemoryBound) {
   EXPECT_DOUBLE_EQ(b.memory_s, 12e9 / (2e12 * p.memory_efficiency));
 }
 
+// Group norm of x [2, 64, 1000] fp32 in 8 groups: its forward's statistics
+// pass runs 16 blocks on 100 SMs, so reading x once (512,000 bytes) takes
+// 100 / 16 times as long; with 200 groups of one sample (2 waves, full) the
+// pass runs at the full bandwidth.
+TEST(RooflineTest, AGroupNormWithFewRowsReadsAtTheBusySmsShare) {
+  KernelCall c;
+  c.kind = KernelKind::kGroupNormFwd;
+  c.AddParam("n", 2);
+  c.AddParam("c", 64);
+  c.AddParam("groups", 8);
+  c.AddParam("hw", 1000);
+  c.bytes_read = 512000;
+  c.bytes_written = 512000;
+  RooflineParams p;
+  const double bw = 2e12 * p.memory_efficiency;
+  EXPECT_DOUBLE_EQ(RooflineTime(c, Device(), p).memory_s, (1024000 + 512000 * (100.0 / 16 - 1)) / bw);
+  KernelCall many = c;
+  many.params.clear();
+  many.AddParam("n", 1);
+  many.AddParam("c", 200);
+  many.AddParam("groups", 200);
+  many.AddParam("hw", 640);
+  EXPECT_DOUBLE_EQ(RooflineTime(many, Device(), p).memory_s, 1024000 / bw);
+}
+
 // A 1e9-byte elementwise call measured at 1 ms (+ floor) on a reference GPU
 // (L2 1e9 B), priced on `target` (by default: twice the bandwidth, the same
 // L2); `resident` of the bytes were just written by the kernel before.

@@ -33,6 +33,17 @@ double WaveEfficiency(int64_t tiles, int64_t sm_count);
 // models' features.)
 int64_t CallOutputTiles(const KernelCall& call);
 
+// A row-parallel reduction pass's view: the thread blocks it launches, one
+// per row, and the bytes it reads. PyTorch's group norm reduces each
+// (sample, group) in one block in its forward and each (sample, channel) in
+// its backward, reading x once; with fewer rows than SMs, the idle SMs'
+// share of the bandwidth goes unused. {0, 0} for other kinds.
+struct RowPass {
+  int64_t blocks = 0;
+  double bytes = 0;
+};
+RowPass CallRowPass(const KernelCall& call);
+
 }  // namespace dlsim
 
 #endif  // DLSIM_KERNEL_TILES_H_
