@@ -10,10 +10,12 @@ the Python module is built; else they are skipped). A ```yaml block right after
 a line saying "Save this as `NAME`" is written to NAME there first. A command fails the check
 if it exits non-zero. With --compare, each output line the page shows (after
 the command, `…` lines skipped) that the run did not print is listed too (a
-report, not a failure: figures move with the calibration).
+report, not a failure: figures move with the calibration). With --update, each
+such line is replaced in the page by the printed line that starts like it (its
+label: the text before the first figure).
 
 Usage: tools/check_getting_started.py [--dlsim build/dlsim] [--python-dir build/python]
-                                      [--compare]
+                                      [--compare] [--update]
 Run by ctest as the test `getting_started_commands` (label `docs`).
 """
 import argparse
@@ -38,6 +40,16 @@ def blocks(text):
     return out
 
 
+def same_label(line, printed):
+    """The printed line with `line`'s label (its text up to the first digit),
+    if exactly one has it."""
+    label = re.split(r"\d", line, maxsplit=1)[0]
+    if len(label.strip()) < 4:
+        return None
+    found = [p for p in printed if p.startswith(label)]
+    return found[0] if len(found) == 1 else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dlsim", default=os.path.join(ROOT, "build", "dlsim"))
@@ -45,6 +57,7 @@ def main():
     ap.add_argument("--python-dir", default=None,
                     help="the built Python module's folder: run the PYTHONPATH=build/python lines")
     ap.add_argument("--compare", action="store_true")
+    ap.add_argument("--update", action="store_true", help="rewrite the page's differing output lines")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
     dlsim = os.path.abspath(args.dlsim)
@@ -61,6 +74,7 @@ def main():
         if args.python_dir:
             os.symlink(os.path.abspath(args.python_dir), os.path.join(scratch, "build", "python"))
         bl = blocks(text)
+        replacements = []  # (old line, new line)
         ran = 0
         for i, (lang, body, before) in enumerate(bl):
             if lang == "yaml":
@@ -86,12 +100,21 @@ def main():
                     print(f"FAIL (exit {r.returncode}): {cmd}\n  {r.stderr.strip()[:500]}")
                     continue
                 print(f"ok   {cmd}")
-                if args.compare and i + 1 < len(bl) and bl[i + 1][0] == "":
-                    got = {line.rstrip() for line in r.stdout.splitlines()}
+                if (args.compare or args.update) and i + 1 < len(bl) and bl[i + 1][0] == "":
+                    printed = [line.rstrip() for line in r.stdout.splitlines()]
                     for line in bl[i + 1][1].splitlines():
-                        if line.strip() and "…" not in line and line.rstrip() not in got:
+                        if line.strip() and "…" not in line and line.rstrip() not in printed:
                             print(f"     differs: {line.rstrip()}")
+                            new = same_label(line.rstrip(), printed)
+                            if new is not None:
+                                replacements.append((line.rstrip(), new))
         print(f"check_getting_started: {ran} commands, {failures} failed")
+        if args.update and replacements:
+            for old, new in replacements:
+                text = text.replace(old + "\n", new + "\n", 1)
+            with open(os.path.join(root, PAGE), "w", encoding="utf-8") as f:
+                f.write(text)
+            print(f"check_getting_started: {len(replacements)} lines of {PAGE} updated")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return 1 if failures else 0

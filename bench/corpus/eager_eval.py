@@ -77,15 +77,17 @@ def estimate(dlsim, machine, rec, exporter, host):
     if host:
         cmd += ["--host", host]
     j, err = evaluate.run_json(cmd)
-    return (j["eager_ms"] if j else None), err
+    return ((j["eager_ms"], j["eager_p10_ms"], j["eager_p90_ms"]) if j else (None, None, None)), err
 
 
 def row_of(dlsim, machine, rec, profile, exporter):
     row = dict(model=rec["model"], family=corpus.spec(rec["model"])["family"],
                side=corpus.spec(rec["model"])["side"], exporter=exporter, mode=rec["mode"],
                dtype=rec["dtype"], batch=rec["batch"], measured_eager_ms=rec["eager_ms"])
-    row["bundled_eager_ms"], err1 = estimate(dlsim, machine, rec, exporter, None)
-    row["calibrated_eager_ms"], err2 = estimate(dlsim, machine, rec, exporter, profile)
+    (row["bundled_eager_ms"], row["bundled_p10_ms"], row["bundled_p90_ms"]), err1 = \
+        estimate(dlsim, machine, rec, exporter, None)
+    (row["calibrated_eager_ms"], row["calibrated_p10_ms"], row["calibrated_p90_ms"]), err2 = \
+        estimate(dlsim, machine, rec, exporter, profile)
     row["error"] = err1 or err2
     return row
 
@@ -97,8 +99,12 @@ def summary(rows, column):
         return "n = 0"
     a = sorted(abs(e) for e in errs)
     p90 = a[min(len(a) - 1, int(round(0.9 * (len(a) - 1))))]
+    prefix = column[:-len("_eager_ms")]
+    inside = sum(1 for r in rows if r.get(column) is not None and
+                 r[prefix + "_p10_ms"] <= r["measured_eager_ms"] <= r[prefix + "_p90_ms"])
     return (f"{100 * statistics.median(a):5.1f} % median, P90 {100 * p90:5.1f} %, "
-            f"bias {100 * statistics.median(errs):+5.1f} % (n = {len(errs)})")
+            f"bias {100 * statistics.median(errs):+5.1f} % (n = {len(errs)}; "
+            f"P10-P90 band holds {inside})")
 
 
 def main():

@@ -8,6 +8,7 @@
 #include "checkpoint_segments.h"
 #include "dispatch.h"
 #include "gradient_allreduce.h"
+#include "eager_band.h"
 #include "no_op_options.h"
 
 namespace dlsim {
@@ -99,6 +100,15 @@ void MarkResidentInputs(const Graph& graph, DType float_dtype, LoweredGraph* low
     }
     later = static_cast<long>(i);
   }
+}
+
+// The host that priced e->eager_s and the eager time's band, never below
+// the GPU time's own.
+void SetEagerBand(const HostSpec& host, Estimate* e) {
+  e->host = host;
+  const EagerBandRatios band = EagerBand(host, e->mode);
+  e->eager_p10_s = std::max(band.p10 * e->eager_s, e->p10_s);
+  e->eager_p90_s = std::max(band.p90 * e->eager_s, e->p90_s);
 }
 
 LayerEstimate MakeLayer(const LoweredNode& ln, const std::vector<CallCost>& costs) {
@@ -416,6 +426,7 @@ Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
   e.gpu_time_s = t.gpu_time_s;
   e.critical_path_s = t.critical_path_s;
   e.eager_s = t.eager_s;
+  SetEagerBand(machine.host, &e);
   e.data_parallel = t.data_parallel;
   e.memory = plan.memory;
   if (e.batch > 0 && machine.device.memory_bytes > 0) {
@@ -460,6 +471,7 @@ Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e)
   e->flops = e->bytes = e->p10_s = e->p90_s = 0;
   e->kernel_count = 0;
   Summarise(sched, dag, e);
+  SetEagerBand(host, e);
   return Status::Ok();
 }
 

@@ -19,13 +19,30 @@ std::string Row(const std::string& name, const std::string& op, size_t kernels,
 
 }  // namespace
 
+std::string HostDescription(const HostSpec& host) {
+  if (host.dispatch_s <= 0 && host.dispatch_s_by_kind.empty()) {
+    return "none modelled: eager time is the GPU's alone (add a host section or --host FILE)";
+  }
+  std::string text = (host.cpu.empty() ? std::string("CPU not said") : host.cpu) + ", " +
+                     host.framework + " " +
+                     (host.framework_version.empty() ? std::string("(version not said)")
+                                                     : host.framework_version);
+  text += host.calibrated ? "; calibrated on it by dlsim-calibrate host"
+                          : "; not calibrated on this host (another host's costs: eager time "
+                            "moves up to 2x with the CPU; dlsim-calibrate host measures yours)";
+  if (!host.profile_path.empty()) text += "; from " + host.profile_path;
+  if (!host.taken_from.empty()) text += "; from " + host.taken_from;
+  return text;
+}
+
 void WriteEstimateHeadline(std::ostream& out, const Estimate& e) {
   const char* unit = e.mode == Mode::kTraining ? "training step" : "batch";
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "estimate: %s per %s run op by op (eager); %s captured as a CUDA graph or "
-                "compiled (P10-P90 %s - %s)\n",
-                FormatTime(e.eager_s).c_str(), unit, FormatTime(e.gpu_time_s).c_str(),
+                "estimate: %s per %s run op by op (eager, P10-P90 %s - %s); %s captured as a CUDA "
+                "graph or compiled (P10-P90 %s - %s)\n",
+                FormatTime(e.eager_s).c_str(), unit, FormatTime(e.eager_p10_s).c_str(),
+                FormatTime(e.eager_p90_s).c_str(), FormatTime(e.gpu_time_s).c_str(),
                 FormatTime(e.p10_s).c_str(), FormatTime(e.p90_s).c_str());
   out << buf;
   if (e.host_s >= e.gpu_time_s && e.eager_s > 0) {
@@ -82,6 +99,10 @@ void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOption
   std::snprintf(buf, sizeof buf, "%-28s %s (host dispatch %s)\n", "eager (framework)",
                 FormatTime(e.eager_s).c_str(), FormatTime(e.host_s).c_str());
   out << buf;
+  std::snprintf(buf, sizeof buf, "%-28s %s - %s\n", "  P10-P90 band", FormatTime(e.eager_p10_s).c_str(),
+                FormatTime(e.eager_p90_s).c_str());
+  out << buf;
+  out << "  host                       " << HostDescription(e.host) << "\n";
   std::snprintf(buf, sizeof buf, "%-28s %s, %s moved, %lld kernels, %lld parameters\n", "work",
                 FormatFlops(e.flops).c_str(), FormatBytes(e.bytes).c_str(),
                 static_cast<long long>(e.kernel_count), static_cast<long long>(e.parameter_count));

@@ -1,6 +1,7 @@
 // dlsim estimate --host FILE end to end: a host profile replaces the machine's host section.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -28,6 +29,24 @@ TEST(HostCli, TheProfileChangesOnlyTheHost) {
   const nlohmann::json flat = EstimateJson("--host " + SourcePath("tests/data/hosts/flat.yaml"));
   EXPECT_EQ(bundled["gpu_time_ms"], flat["gpu_time_ms"]);
   EXPECT_NE(bundled["host_dispatch_ms"], flat["host_dispatch_ms"]);
+}
+
+TEST(HostCli, TheEstimateNamesItsHostAndBandsTheEagerTimeByIt) {
+  const std::string path = SourcePath("tests/data/hosts/calibrated_flat.yaml");
+  const nlohmann::json j = EstimateJson("--host " + path);
+  EXPECT_EQ(j["host"]["cpu"], "Test CPU 9000");
+  EXPECT_EQ(j["host"]["framework_version"], "2.11.0+cu130");
+  EXPECT_EQ(j["host"]["calibrated"], true);
+  EXPECT_EQ(j["host"]["profile"], path);
+  EXPECT_EQ(j["host"]["description"], "Test CPU 9000, pytorch 2.11.0+cu130; calibrated on it by "
+                                      "dlsim-calibrate host; from " + path);
+  const double eager = j["eager_ms"].get<double>();
+  EXPECT_DOUBLE_EQ(j["eager_p90_ms"].get<double>(), 1.713 * eager);  // calibrated, inference
+  EXPECT_DOUBLE_EQ(j["eager_p10_ms"].get<double>(),
+                   std::max(0.689 * eager, j["p10_ms"].get<double>()));
+  const nlohmann::json bundled = EstimateJson("");
+  EXPECT_EQ(bundled["host"]["calibrated"], false);
+  EXPECT_DOUBLE_EQ(bundled["eager_p90_ms"].get<double>(), 1.774 * bundled["eager_ms"].get<double>());
 }
 
 TEST(HostCli, ABadProfileIsRefusedNamingTheFileAndField) {

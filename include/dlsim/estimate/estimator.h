@@ -74,7 +74,10 @@ struct Estimate {
   double gpu_time_s = 0;       // one stream
   double critical_path_s = 0;  // concurrent streams
   double eager_s = 0;          // host-dispatched op by op
+  double eager_p10_s = 0;      // its band (EagerBand: how far eager estimates
+  double eager_p90_s = 0;      //   fell from measured ones, by host and mode)
   double host_s = 0;
+  HostSpec host;               // the host whose dispatch costs priced eager_s
   double p10_s = 0;            // one-stream time at every call's P10 / P90
   double p90_s = 0;
   double flops = 0;

@@ -41,6 +41,10 @@ std::string FormatBytes(double bytes);
 std::string FormatTime(double seconds);
 // A CSV field: quoted (quotes doubled) when it holds a comma, quote or newline.
 std::string CsvField(const std::string& text);
+// The host an eager estimate was priced for, in words: its CPU and
+// framework, and whether its costs were calibrated on it, with where they
+// came from; or that the machine models no host.
+std::string HostDescription(const HostSpec& host);
 // "measured 62 %, fitted 38 %": shares of kernel time by pricing source
 // (Estimate::source_share), "-" when none.
 std::string SourceShareText(const std::map<std::string, double>& shares);
