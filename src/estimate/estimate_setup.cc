@@ -88,6 +88,7 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
     }
     lo.tf32_conv = opts.tf32 != "none";
     lo.tf32_gemm = opts.tf32 == "all";
+    lo.tf32_given = true;
   }
   const std::optional<Mode> mode = ModeFromName(opts.mode);
   if (!mode) return InvalidArgument("--mode must be inference or training, got '" + opts.mode + "'");

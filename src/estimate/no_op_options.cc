@@ -27,6 +27,15 @@ std::vector<std::string> NoOpOptionWarnings(const Graph& graph, const LoweredGra
     out.push_back("--layout nhwc changes no kernel call of " + graph.name +
                   ": no convolution, pooling or normalisation over image tensors");
   }
+  // TF32 is a math mode of fp32 convolutions, GEMMs and recurrent layers
+  // (autocast's fp32 ones included); other kinds run no tensor-core math.
+  if (options.tf32_given && !AnyCall(lowered, [](const KernelCall& c) {
+        return c.dtype == DType::kFloat32 && (IsComputeKind(c.kind) && c.kind != KernelKind::kAttentionFwd &&
+                                              c.kind != KernelKind::kAttentionBwd);
+      })) {
+    out.push_back("--tf32 changes no kernel call of " + graph.name +
+                  ": no fp32 convolution, GEMM or recurrent layer");
+  }
   if (options.fuse_conv_bias_act &&
       !AnyCall(lowered, [](const KernelCall& c) { return c.kind == KernelKind::kConvBiasAct; })) {
     out.push_back("--fuse changes no kernel call of " + graph.name +

@@ -11,9 +11,10 @@
 
 namespace dlsim {
 
-// One warning for each of --layout nhwc and --fuse that `options` asks for
-// and that set no call of `lowered` (`graph` lowered with `options`): no call
-// in NHWC, no fused conv_bias_act. Names what the graph lacks.
+// One warning for each of --layout nhwc, --tf32 and --fuse that `options`
+// asks for and that set no call of `lowered` (`graph` lowered with
+// `options`): no call in NHWC, no fp32 call that TF32 applies to, no fused
+// conv_bias_act. Names what the graph lacks.
 std::vector<std::string> NoOpOptionWarnings(const Graph& graph, const LoweredGraph& lowered,
                                             const LoweringOptions& options);
 

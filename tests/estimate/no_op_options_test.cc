@@ -60,5 +60,22 @@ TEST(NoOpOptions, FuseWithoutConvReluIsSaid) {
   EXPECT_TRUE(Warnings(ConvRelu(), Layout::kNchw, true).empty());
 }
 
+std::vector<std::string> Tf32Warnings(const Graph& g, DType dtype) {
+  EstimateOptions o;
+  o.lowering.dtype = dtype;
+  o.lowering.tf32_given = true;
+  o.lowering.tf32_gemm = true;
+  auto plan = PlanEstimate(g, o);
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  return plan.ok() ? plan->lowered.warnings : std::vector<std::string>{};
+}
+
+TEST(NoOpOptions, Tf32WithoutAnFp32MatrixOpIsSaid) {
+  EXPECT_TRUE(Has(Tf32Warnings(ReluOnly(), DType::kFloat32),
+                  "--tf32 changes no kernel call of relu_only: no fp32 convolution, GEMM or "
+                  "recurrent layer"));
+  EXPECT_TRUE(Tf32Warnings(ConvRelu(), DType::kFloat32).empty());
+}
+
 }  // namespace
 }  // namespace dlsim

@@ -20,6 +20,7 @@ struct LoweringOptions {
   DType dtype = DType::kFloat32;  // storage type of float tensors
   bool tf32_conv = true;   // fp32 convolutions may use TF32 (PyTorch default)
   bool tf32_gemm = false;  // fp32 GEMMs may use TF32 (PyTorch default: no)
+  bool tf32_given = false;  // --tf32 was given (a warning when no call can use it)
   bool training = false;   // add backward calls (the optimizer is separate)
   // Mixed precision as torch.autocast: `dtype` (fp16 or bf16) is the matrix
   // ops' dtype; weights, inputs and autocast's fp32 ops stay fp32, with the
