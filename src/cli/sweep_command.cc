@@ -1,5 +1,5 @@
 // dlsim sweep WORKLOADS... --machine BASE --grid FIELD=V1,V2 [--grid ...]
-//             [--out results.csv] [--format table|csv] [--threads N]
+//             [--out results.csv] [--html page.html] [--format table|csv] [--threads N]
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -8,6 +8,7 @@
 #include "format_option.h"
 #include "output_file.h"
 #include "dlsim/report/report.h"
+#include "dlsim/report/sweep_report.h"
 #include "dlsim/estimate/sweep.h"
 #include "dlsim/estimate/sweep_files.h"
 
@@ -19,6 +20,7 @@ struct SweepArgs {
   std::string machine;
   std::vector<std::string> grid;
   std::string out;
+  std::string html_path;
   FormatOption format;
   int threads = 0;
 };
@@ -55,6 +57,9 @@ Status RunSweepCommand(const SweepArgs& args) {
   if (!args.out.empty()) {
     DLSIM_RETURN_IF_ERROR(WriteTextFile(args.out, csv));
   }
+  if (!args.html_path.empty()) {
+    DLSIM_RETURN_IF_ERROR(WriteTextFile(args.html_path, SweepToHtml(grid, r)));
+  }
   if (format == OutputFormat::kCsv) {
     std::cout << csv;
   } else {
@@ -84,6 +89,8 @@ void RegisterSweepCommand(CLI::App& app, int* exit_code) {
       ->required()
       ->allow_extra_args(false);
   cmd->add_option("--out", args->out, "also write the CSV rows to this file");
+  cmd->add_option("--html", args->html_path,
+                  "also write an HTML page (FOM per variant, what moves it, the table) to this file");
   AddFormatOption(cmd, &args->format, {OutputFormat::kTable, OutputFormat::kCsv}, "(stdout)");
   cmd->add_option("--threads", args->threads, "worker threads (0: all cores)")->capture_default_str();
   cmd->callback([args, exit_code] {
