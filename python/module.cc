@@ -114,7 +114,7 @@ py::list SweepRows(const std::vector<std::string>& files, const std::string& mac
       row["model"] = info.model;
       row["machine"] = r.base_machine;
       row["batch"] = info.batch;
-      row["dtype"] = info.dtype;
+      row["dtype"] = PrecisionName(info.precision);
       row["mode"] = ModeName(info.mode);
       row["step_time_s"] = m.step_time_s;
       row["step_p10_s"] = m.step.p10_s;

@@ -88,7 +88,7 @@ void AnalyzeLayout(const Context& ctx, Analysis* out);
 
 // --- precision ----------------------------------------------------------------
 struct PrecisionVariant {
-  std::string name;  // "tf32", "fp16", "bf16"
+  Precision precision;
   Estimate estimate;
 };
 // Re-estimates the model in each named precision that differs from the

@@ -22,7 +22,7 @@ const Estimate* BestPrecision(const Context& ctx, const std::vector<PrecisionVar
     if (!(v.estimate.gpu_time_s < ctx.baseline.gpu_time_s)) continue;
     if (!WellMeasured(v.estimate, ctx.baseline)) {
       char buf[96];
-      std::snprintf(buf, sizeof buf, "%s (%.0f %% measured)", v.name.c_str(),
+      std::snprintf(buf, sizeof buf, "%s (%.0f %% measured)", PrecisionName(v.precision),
                     MeasuredShare(v.estimate) * 100);
       left_out->push_back(buf);
       continue;
@@ -39,7 +39,7 @@ Status AnalyzeJoint(const Context& ctx, const std::vector<PrecisionVariant>& var
   std::vector<std::string> left_out;
   const Estimate* best = BestPrecision(ctx, variants, &left_out);
   std::vector<std::string> parts;
-  if (best != &ctx.baseline) parts.push_back(best->dtype);
+  if (best != &ctx.baseline) parts.push_back(PrecisionName(best->precision));
   Estimate e = *best;
   // Layout first: the fused call inherits the convolution's layout and price.
   const LayoutResult layout = FindLayoutChanges(e, ctx.cost, ctx.analyze.algorithms);

@@ -93,7 +93,7 @@ void AnalyzeLayout(const Context& ctx, Analysis* out) {
     out->notes.push_back("layout: no layout-dependent calls (convolution, batch norm, pooling)");
     return;
   }
-  const std::string dtype = ctx.baseline.dtype;
+  const std::string dtype = PrecisionName(ctx.baseline.precision);
   if (r.changes.empty()) {
     out->notes.push_back("layout: no data: none of the " + n + " layout-dependent calls has both " +
                          "NCHW and NHWC measured at " + dtype);

@@ -8,33 +8,20 @@
 namespace dlsim::analyze {
 namespace {
 
-// Lowering options of precision `name`, as the CLI's --dtype reads it.
-Status SetPrecision(const std::string& name, LoweringOptions* lo) {
-  if (name == "fp32" || name == "tf32") {
-    lo->dtype = DType::kFloat32;
-    lo->tf32_conv = true;
-    lo->tf32_gemm = name == "tf32";
-  } else if (name == "fp16") {
-    lo->dtype = DType::kFloat16;
-  } else if (name == "bf16") {
-    lo->dtype = DType::kBFloat16;
-  } else {
-    return InvalidArgument("precision must be fp32, tf32, fp16 or bf16, got '" + name + "'");
-  }
-  return Status::Ok();
-}
-
 bool SameMath(const LoweringOptions& a, const LoweringOptions& b) {
   if (a.dtype != b.dtype) return false;
   if (a.dtype != DType::kFloat32) return true;
   return a.tf32_conv == b.tf32_conv && a.tf32_gemm == b.tf32_gemm;
 }
 
-std::string Title(const std::string& name) {
-  if (name == "tf32") return "Allow TF32 tensor cores for GEMMs as well as convolutions (tf32)";
-  if (name == "fp16") return "Run in fp16 on tensor cores (mixed precision)";
-  if (name == "bf16") return "Run in bf16 on tensor cores (mixed precision)";
-  return "Run in " + name;
+std::string Title(Precision precision) {
+  switch (precision) {
+    case Precision::kTf32: return "Allow TF32 tensor cores for GEMMs as well as convolutions (tf32)";
+    case Precision::kFp16: return "Run in fp16 on tensor cores (mixed precision)";
+    case Precision::kBf16: return "Run in bf16 on tensor cores (mixed precision)";
+    case Precision::kFp32: break;
+  }
+  return std::string("Run in ") + PrecisionName(precision);
 }
 
 std::string Percent(double share) {
@@ -47,14 +34,14 @@ std::string Percent(double share) {
 
 Result<std::vector<PrecisionVariant>> EstimatePrecisions(const Context& ctx) {
   std::vector<PrecisionVariant> variants;
-  for (const std::string& name : ctx.analyze.precisions) {
+  for (Precision precision : ctx.analyze.precisions) {
     EstimateOptions o = ctx.options;
-    DLSIM_RETURN_IF_ERROR(SetPrecision(name, &o.lowering));
+    SetPrecision(precision, &o.lowering);
     if (SameMath(o.lowering, ctx.options.lowering)) continue;
-    o.dtype_name = name;
+    o.precision = precision;
     auto e = EstimateModel(ctx.graph, ctx.cost, o);
-    if (!e.ok()) return e.status().WithContext("precision " + name);
-    variants.push_back({name, std::move(e).value()});
+    if (!e.ok()) return e.status().WithContext(std::string("precision ") + PrecisionName(precision));
+    variants.push_back({precision, std::move(e).value()});
   }
   return variants;
 }
@@ -62,16 +49,18 @@ Result<std::vector<PrecisionVariant>> EstimatePrecisions(const Context& ctx) {
 void AnalyzePrecision(const Context& ctx, const std::vector<PrecisionVariant>& variants,
                       Analysis* out) {
   const Estimate& base = ctx.baseline;
+  const std::string base_name = PrecisionName(base.precision);
   for (const PrecisionVariant& v : variants) {
+    const std::string name = PrecisionName(v.precision);
     const double saved = base.gpu_time_s - v.estimate.gpu_time_s;
     if (!(saved > 0)) {
-      out->notes.push_back("precision: " + v.name + " is not faster than " + base.dtype + " (" +
+      out->notes.push_back("precision: " + name + " is not faster than " + base_name + " (" +
                            FormatSeconds(v.estimate.gpu_time_s) + " against " +
                            FormatSeconds(base.gpu_time_s) + ")");
       continue;
     }
     if (!WellMeasured(v.estimate, base)) {
-      out->notes.push_back("precision: " + v.name + " estimated at " +
+      out->notes.push_back("precision: " + name + " estimated at " +
                            FormatSeconds(v.estimate.gpu_time_s) + " but only " +
                            Percent(MeasuredShare(v.estimate)) +
                            " of it priced by measurements (the rest fitted or roofline): "
@@ -80,7 +69,7 @@ void AnalyzePrecision(const Context& ctx, const std::vector<PrecisionVariant>& v
     }
     Advice a;
     a.kind = "precision";
-    a.title = Title(v.name);
+    a.title = Title(v.precision);
     a.baseline_s = base.gpu_time_s;
     a.improved_s = v.estimate.gpu_time_s;
     const size_t n = std::min(base.layers.size(), v.estimate.layers.size());
@@ -90,15 +79,15 @@ void AnalyzePrecision(const Context& ctx, const std::vector<PrecisionVariant>& v
       const double d = from.time_s() - to.time_s();
       if (d == 0) continue;
       a.layers.push_back({from.name,
-                          base.dtype + " " + FormatSeconds(from.time_s()) + " (" +
-                              CostSourceName(from.source()) + ") -> " + v.name + " " +
+                          base_name + " " + FormatSeconds(from.time_s()) + " (" +
+                              CostSourceName(from.source()) + ") -> " + name + " " +
                               FormatSeconds(to.time_s()) + " (" + CostSourceName(to.source()) + ")",
                           d});
     }
     SortLayers(&a.layers);
-    a.note = v.name + " estimate " + Percent(MeasuredShare(v.estimate)) + " priced by measurements (" +
-             base.dtype + ": " + Percent(MeasuredShare(base)) + "); check the model's accuracy at " +
-             v.name;
+    a.note = name + " estimate " + Percent(MeasuredShare(v.estimate)) + " priced by measurements (" +
+             base_name + ": " + Percent(MeasuredShare(base)) + "); check the model's accuracy at " +
+             name;
     out->advice.push_back(std::move(a));
   }
 }

@@ -30,7 +30,7 @@ struct AnalyzeArgs {
 void PrintTable(const Analysis& a, int top) {
   const Estimate& e = a.baseline;
   std::printf("%s on %s: batch %lld, %s, %s\n", e.model.c_str(), e.machine.c_str(),
-              static_cast<long long>(e.batch), e.dtype.c_str(), ModeName(e.mode));
+              static_cast<long long>(e.batch), PrecisionName(e.precision), ModeName(e.mode));
   std::printf("baseline: one stream %s, critical path %s\n\n", FormatTime(e.gpu_time_s).c_str(),
               FormatTime(e.critical_path_s).c_str());
   if (a.advice.empty()) std::printf("no advice saves time\n");

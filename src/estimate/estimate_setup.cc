@@ -71,17 +71,11 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
   EstimateOptions eo;
   LoweringOptions& lo = eo.lowering;
   const std::string& d = opts.dtype;
-  if (d == "fp32" || d == "tf32") {
-    lo.dtype = DType::kFloat32;
-    lo.tf32_conv = true;
-    lo.tf32_gemm = d == "tf32";
-  } else if (d == "fp16") {
-    lo.dtype = DType::kFloat16;
-  } else if (d == "bf16") {
-    lo.dtype = DType::kBFloat16;
-  } else {
+  const Result<Precision> precision = ParsePrecision(d);
+  if (!precision.ok()) {
     return InvalidArgument("--dtype must be fp32, tf32, fp16 or bf16, got '" + d + "'");
   }
+  SetPrecision(*precision, &lo);
   if (!opts.tf32.empty()) {
     if (opts.tf32 != "none" && opts.tf32 != "conv" && opts.tf32 != "all") {
       return InvalidArgument("--tf32 must be none, conv or all, got '" + opts.tf32 + "'");
@@ -127,7 +121,7 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
                            " shards across data-parallel GPUs: add --gpus N (N >= 2) and --mode training");
   }
   eo.data_parallel.zero_stage = opts.zero;
-  eo.dtype_name = d;
+  eo.precision = *precision;
   DLSIM_ASSIGN_OR_RETURN(eo.batch, BatchOf(opts));
   return eo;
 }

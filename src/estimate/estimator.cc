@@ -409,7 +409,7 @@ Result<Estimate> EstimatePlanned(const Graph& graph, const EstimatePlan& plan,
   e.model = graph.name;
   e.machine = machine.name;
   e.batch = options.batch;
-  e.dtype = options.dtype_name;
+  e.precision = options.precision;
   e.mode = options.lowering.training ? Mode::kTraining : Mode::kInference;
   e.optimizer = options.optimizer;
   e.recompute = options.recompute;

@@ -86,7 +86,7 @@ WorkloadInfo InfoOf(const Workload& w) {
   info.name = w.name;
   if (w.model) info.model = std::filesystem::path(w.model->onnx_path).stem().string();
   info.batch = w.batch;
-  info.dtype = w.dtype;
+  info.precision = w.precision;
   info.mode = w.mode;
   return info;
 }

@@ -4,11 +4,13 @@
 
 #include "dlsim/estimate/estimate_setup.h"
 #include "dlsim/util/mode.h"
+#include "dlsim/util/precision.h"
 
 namespace dlsim {
 
 Status CheckModelOptionsApply(const ModelOptions& opts, const OptionGiven& given) {
-  if (opts.dtype == "fp16" || opts.dtype == "bf16") {
+  const Result<Precision> precision = ParsePrecision(opts.dtype);
+  if (precision.ok() && (*precision == Precision::kFp16 || *precision == Precision::kBf16)) {
     DLSIM_RETURN_IF_ERROR(RefuseGivenOptions(
         given, {"--tf32"}, "--dtype " + opts.dtype,
         "TF32 is a math mode of fp32 convolutions and GEMMs, which run in " + opts.dtype +

@@ -149,7 +149,7 @@ std::string SweepCsv(const SweepGrid& grid, const SweepResult& result) {
       const WorkloadInfo& info = result.workload_info[w];
       csv += head + "," + CsvField(result.workloads[w]) + "," + CsvField(info.model) + "," +
              CsvField(result.base_machine) + "," + std::to_string(info.batch) + "," +
-             CsvField(info.dtype) + "," + ModeName(info.mode) + "," + Num(m.step_time_s) + "," +
+             CsvField(PrecisionName(info.precision)) + "," + ModeName(info.mode) + "," + Num(m.step_time_s) + "," +
              Num(m.step.p10_s) + "," + Num(m.step.p90_s) + "," + Num(m.unit_time_s) + "," +
              Num(m.unit_time_p10_s) + "," + Num(m.unit_time_p90_s) + "," + Num(m.units_per_day) +
              "," + Num(v.fom) + "," + Num(v.h_rate_low) + "," + Num(v.h_rate_high);

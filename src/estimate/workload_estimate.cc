@@ -11,19 +11,10 @@ namespace dlsim {
 Result<EstimateOptions> WorkloadEstimateOptions(const Workload& w) {
   EstimateOptions eo;
   LoweringOptions& lo = eo.lowering;
-  if (w.dtype == "fp32" || w.dtype == "tf32") {
-    lo.dtype = DType::kFloat32;
-    lo.tf32_gemm = w.dtype == "tf32";
-  } else if (w.dtype == "fp16") {
-    lo.dtype = DType::kFloat16;
-  } else if (w.dtype == "bf16") {
-    lo.dtype = DType::kBFloat16;
-  } else {
-    return InvalidArgument(w.Where() + ": dtype '" + w.dtype + "' is not fp32, tf32, fp16 or bf16");
-  }
+  SetPrecision(w.precision, &lo);
   lo.training = w.mode == Mode::kTraining;
   eo.optimizer = w.optimizer;
-  eo.dtype_name = w.dtype;
+  eo.precision = w.precision;
   eo.batch = w.batch;
   return eo;
 }

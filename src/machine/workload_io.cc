@@ -124,7 +124,9 @@ void ParseWorkload(YamlFields& w, Workload* out) {
   // Estimating needs the whole recipe; measured-only workloads need none.
   const Presence need = out->model ? Presence::kRequired : Presence::kOptional;
   out->batch = w.PositiveInt("batch", need, kMaxBatch, 0);
-  out->dtype = w.Choice("dtype", {"fp32", "tf32", "fp16", "bf16"}, "fp32");
+  // Choice has reported any other text and returned the fallback.
+  const Result<Precision> precision = ParsePrecision(w.Choice("dtype", {"fp32", "tf32", "fp16", "bf16"}, "fp32"));
+  out->precision = precision.ok() ? *precision : Precision::kFp32;
   out->mode = ModeFromName(w.Choice("mode", {"training", "inference"}, "training")).value_or(Mode::kTraining);
   out->optimizer = OptimizerFromName(w.Choice("optimizer", {"sgd", "sgd_momentum", "adam", "adamw"}, "sgd_momentum"))
                        .value_or(Optimizer::kSgdMomentum);

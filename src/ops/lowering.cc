@@ -59,6 +59,13 @@ std::vector<bool> FusedActivations(const Graph& graph, const LowerContext& ctx) 
 
 }  // namespace
 
+void SetPrecision(Precision precision, LoweringOptions* options) {
+  options->dtype = PrecisionDType(precision);
+  if (options->dtype != DType::kFloat32) return;
+  options->tf32_conv = true;
+  options->tf32_gemm = precision == Precision::kTf32;
+}
+
 MathMode ConvMath(const LoweringOptions& options) {
   switch (options.dtype) {
     case DType::kFloat16: return MathMode::kFp16;

@@ -176,7 +176,7 @@ Result<Comparison> CompareProfile(const Estimate& estimate, const ProfileTrace& 
   cmp.model = estimate.model;
   cmp.machine = estimate.machine;
   cmp.batch = estimate.batch;
-  cmp.dtype = estimate.dtype;
+  cmp.precision = estimate.precision;
   cmp.mode = estimate.mode;
   cmp.trace = trace.origin;
   cmp.device = trace.device;

@@ -25,7 +25,7 @@ std::string AnalysisToJson(const Analysis& a) {
                       {"layers", layers}});
   }
   const nlohmann::json j = {
-      {"model", e.model}, {"machine", e.machine}, {"batch", e.batch}, {"dtype", e.dtype},
+      {"model", e.model}, {"machine", e.machine}, {"batch", e.batch}, {"dtype", PrecisionName(e.precision)},
       {"mode", ModeName(e.mode)}, {"gpu_time_ms", Ms(e.gpu_time_s)},
       {"critical_path_ms", Ms(e.critical_path_s)}, {"advice", advice}, {"notes", a.notes}};
   return j.dump(2);

@@ -123,7 +123,7 @@ void WriteComparisonCsv(std::ostream& out, const Comparison& c) {
   out << "model,machine,batch,dtype,mode,layer,op_type,estimated_ms,measured_ms,ratio,"
          "expected_kernel_ms,extra_ms,gap_ms,kernels,expected_calls,missing_calls,flags\n";
   const std::string head = CsvField(c.model) + "," + CsvField(c.machine) + "," +
-                           std::to_string(c.batch) + "," + CsvField(c.dtype) + "," + ModeName(c.mode) + ",";
+                           std::to_string(c.batch) + "," + CsvField(PrecisionName(c.precision)) + "," + ModeName(c.mode) + ",";
   for (const LayerComparison& l : c.layers) {
     char buf[256];
     std::snprintf(buf, sizeof buf, ",%.6f,%.6f,%.4f,%.6f,%.6f,%.6f,%.2f,%d,%d,", l.estimated_s * 1e3,

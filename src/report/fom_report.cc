@@ -45,7 +45,7 @@ constexpr const char* kRateColumns =
 // workload,model,machine,batch,dtype,mode, then kRateColumns.
 std::string RateCsv(const WorkloadInfo& info, const MachineRate& r) {
   std::string row = CsvField(info.name) + "," + CsvField(info.model) + "," + CsvField(r.machine) +
-                    "," + std::to_string(info.batch) + "," + CsvField(info.dtype) + "," +
+                    "," + std::to_string(info.batch) + "," + CsvField(PrecisionName(info.precision)) + "," +
                     ModeName(info.mode) + "," + RateBasisName(r.basis) + "," + Num(r.step_time_s) +
                     "," + Num(r.step.p10_s) + "," + Num(r.step.p90_s) + "," + Num(r.unit_time_s) +
                     "," + Num(r.unit_time_p10_s) + "," + Num(r.unit_time_p90_s) + "," +
@@ -65,7 +65,7 @@ std::string FomToJson(const FomResult& r) {
     rows.push_back({{"workload", row.workload},
                     {"model", row.info.model},
                     {"batch", row.info.batch},
-                    {"dtype", row.info.dtype},
+                    {"dtype", PrecisionName(row.info.precision)},
                     {"mode", ModeName(row.info.mode)},
                     {"unit_time_target_s", row.unit_time_target_s},
                     {"unit_time_baseline_s", row.unit_time_baseline_s},
@@ -123,7 +123,7 @@ std::string WorkloadRatesToJson(const std::vector<WorkloadRate>& rates) {
     const double epoch_s = r.step_time_s * static_cast<double>(r.steps_per_epoch);
     nlohmann::json row = RateJson(r);
     row.update({{"workload", w.info.name}, {"model", w.info.model}, {"machine", w.machine},
-                {"batch", w.info.batch}, {"dtype", w.info.dtype}, {"mode", ModeName(w.info.mode)},
+                {"batch", w.info.batch}, {"dtype", PrecisionName(w.info.precision)}, {"mode", ModeName(w.info.mode)},
                 {"steps_per_epoch", r.steps_per_epoch}, {"epoch_time_s", epoch_s},
                 {"concurrent_units", r.concurrent_units}});
     rows.push_back(std::move(row));

@@ -144,7 +144,7 @@ std::string EstimateToHtml(const Estimate& e, const Machine& machine, const Anal
   std::string s = html::PageHead(title);
   s += "<h1>" + svg::Escape(title) + "</h1>\n<p class=\"muted\">dlsim " +
        (analysis != nullptr ? "analyze" : "estimate") + ": batch " + std::to_string(e.batch) +
-       ", " + svg::Escape(e.dtype) + ", " + svg::Escape(ModeName(e.mode)) + "</p>\n";
+       ", " + svg::Escape(PrecisionName(e.precision)) + ", " + svg::Escape(ModeName(e.mode)) + "</p>\n";
   s += html::Nav(analysis != nullptr) + "\n";
   s += html::SummarySection(e, machine);
   s += html::BreakdownSection(e, colors, options.max_layer_bars);

@@ -91,7 +91,7 @@ std::string RooflineSection(const Estimate& e, const Machine& machine, const OpC
        " layers with kernels are shown" +
        NoFlopsClause(timed - static_cast<int>(points.size()), no_flops_s, kernel_s) +
        ". Kernel time by bound: " + BoundShares(e, kernel_s) + "." +
-       (e.dtype == "fp32" && d.peak_flops.tf32_matrix > 0
+       (e.precision == Precision::kFp32 && d.peak_flops.tf32_matrix > 0
             ? " At fp32 cuDNN convolutions may run on TF32 tensor cores "
               "(PyTorch's default), so they can rise above the FP32 ceiling."
             : "") +

@@ -86,7 +86,7 @@ std::string SummarySection(const Estimate& e, const Machine& machine) {
   s += Row("model", e.model);
   s += Row("machine",
            machine.name + (machine.description.empty() ? "" : ": " + machine.description));
-  s += Row("batch, dtype, mode", std::to_string(e.batch) + ", " + e.dtype + ", " + ModeName(e.mode));
+  s += Row("batch, dtype, mode", std::to_string(e.batch) + ", " + PrecisionName(e.precision) + ", " + ModeName(e.mode));
   s += Row("GPU time (one stream)", FormatTime(e.gpu_time_s) + Throughput(e));
   s += Row("P10\u2013P90 band", FormatTime(e.p10_s) + " \u2013 " + FormatTime(e.p90_s));
   s += Row("critical path (concurrent streams)", FormatTime(e.critical_path_s) + " (" +

@@ -63,7 +63,7 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
   json j = {{"model", e.model},
             {"machine", e.machine},
             {"batch", e.batch},
-            {"dtype", e.dtype},
+            {"dtype", PrecisionName(e.precision)},
             {"mode", ModeName(e.mode)},
             {"gpu_time_ms", e.gpu_time_s * 1e3},
             {"critical_path_ms", e.critical_path_s * 1e3},

@@ -63,7 +63,7 @@ void WriteEstimateHeadline(std::ostream& out, const Estimate& e) {
 
 void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOptions& options) {
   out << "model " << e.model << " on " << e.machine << ", batch " << e.batch << ", "
-      << e.dtype << ", " << ModeName(e.mode) << "\n";
+      << PrecisionName(e.precision) << ", " << ModeName(e.mode) << "\n";
   WriteEstimateHeadline(out, e);
   if (options.quiet) return;
   out << "\n";
@@ -142,7 +142,7 @@ void WriteEstimateCsv(std::ostream& out, const Estimate& e) {
   out << "model,machine,batch,dtype,mode,layer,op_type,kernels,flops,bytes,fwd_ms,bwd_ms,time_ms,"
          "bound,source\n";
   const std::string head = CsvField(e.model) + "," + CsvField(e.machine) + "," +
-                           std::to_string(e.batch) + "," + CsvField(e.dtype) + "," + ModeName(e.mode) + ",";
+                           std::to_string(e.batch) + "," + CsvField(PrecisionName(e.precision)) + "," + ModeName(e.mode) + ",";
   for (const LayerEstimate& l : e.layers) {
     char buf[256];
     std::snprintf(buf, sizeof buf, ",%zu,%.0f,%.0f,%.6f,%.6f,%.6f,%s,%s\n", l.calls.size(),

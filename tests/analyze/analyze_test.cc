@@ -57,7 +57,7 @@ CostModel Synthetic(FnPricer::Fn fn) {
 
 // Analyses of fp32 inference with only the named precision variants.
 Result<Analysis> Analyze(const Graph& g, const CostModel& cost,
-                         std::vector<std::string> precisions = {},
+                         std::vector<Precision> precisions = {},
                          const TimingTable* algorithms = nullptr) {
   EstimateOptions eo;
   eo.batch = 1;
@@ -381,7 +381,7 @@ std::optional<CallCost> PrecisionPrices(const KernelCall& call) {
 }
 
 TEST(AnalyzePrecision, FasterPrecisionsAreAdviceSlowerOnesNotes) {
-  auto a = Analyze(TwoBranches(), Synthetic(PrecisionPrices), {"fp16", "bf16"});
+  auto a = Analyze(TwoBranches(), Synthetic(PrecisionPrices), {Precision::kFp16, Precision::kBf16});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   const Advice* p = Find(*a, "precision");
   ASSERT_NE(p, nullptr);
@@ -398,7 +398,7 @@ TEST(AnalyzePrecision, AVariantPricedMostlyByTheRooflineIsANoteNotAdvice) {
   auto cost = Synthetic([](const KernelCall& call) {
     return call.dtype == DType::kFloat16 ? std::nullopt : BranchPrices(call);
   });
-  auto a = Analyze(TwoBranches(), cost, {"fp16"});
+  auto a = Analyze(TwoBranches(), cost, {Precision::kFp16});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_EQ(Find(*a, "precision"), nullptr);
   EXPECT_TRUE(HasNote(*a, "precision: fp16 estimated at"));
@@ -410,7 +410,7 @@ TEST(AnalyzePrecision, AVariantPricedMostlyByTheRooflineIsANoteNotAdvice) {
 }
 
 TEST(AnalyzeJoint, BestPrecisionAndConcurrentStreamsTogetherRankedFirst) {
-  auto a = Analyze(TwoBranches(), Synthetic(PrecisionPrices), {"fp16", "bf16"});
+  auto a = Analyze(TwoBranches(), Synthetic(PrecisionPrices), {Precision::kFp16, Precision::kBf16});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_FALSE(a->advice.empty());
   const Advice& j = a->advice.front();

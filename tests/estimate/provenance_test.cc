@@ -56,7 +56,7 @@ Workload Mlp() {
   w.name = "mlp";
   w.model = ModelRef{"models/mlp.onnx", {}};
   w.batch = 64;
-  w.dtype = "bf16";
+  w.precision = Precision::kBf16;
   w.dataset.train_samples = 6400;  // 100 steps
   w.epochs = 2;
   w.setup_s = 10;
@@ -91,7 +91,7 @@ TEST(FomProvenance, RowsCarryTheUnitTimeBandSourcesAndWarnings) {
   const FomRow& row = fom->rows[0];
   EXPECT_EQ(row.info.model, "mlp");
   EXPECT_EQ(row.info.batch, 64);
-  EXPECT_EQ(row.info.dtype, "bf16");
+  EXPECT_EQ(row.info.precision, Precision::kBf16);
   EXPECT_EQ(row.info.mode, Mode::kTraining);
   EXPECT_DOUBLE_EQ(row.target.unit_time_s, 1.0 * 100 * 2 + 10);
   EXPECT_DOUBLE_EQ(row.target.unit_time_p10_s, 0.9 * 100 * 2 + 10);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "dlsim/machine/machine_io.h"
 
@@ -97,7 +98,7 @@ TEST(WorkloadFile, SingleWorkloadDefaultsAndPaths) {
   const std::vector<int64_t> dims = {kBatchDim, 3, 224, 224};
   EXPECT_EQ(w.model->inputs.at("input"), dims);
   EXPECT_EQ(w.batch, 256);
-  EXPECT_EQ(w.dtype, "fp32");
+  EXPECT_EQ(w.precision, Precision::kFp32);
   EXPECT_EQ(w.mode, Mode::kTraining);
   EXPECT_EQ(w.optimizer, Optimizer::kSgdMomentum);
   EXPECT_EQ(w.dataset.train_samples, 1281167);
@@ -116,6 +117,18 @@ TEST(WorkloadFile, StudyTargetsMayNameBundledMachines) {
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->target_path, ResolveMachinePath("h200"));
   EXPECT_EQ(f->baseline_path, "m/base.yaml");
+}
+
+TEST(WorkloadFile, DtypeIsParsedIntoItsPrecision) {
+  const std::pair<const char*, Precision> cases[] = {{"fp32", Precision::kFp32},
+                                                     {"tf32", Precision::kTf32},
+                                                     {"fp16", Precision::kFp16},
+                                                     {"bf16", Precision::kBf16}};
+  for (const auto& [name, precision] : cases) {
+    auto f = LoadWorkloadFileFromString(kSingle + "dtype: " + name + "\n", kFile);
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    EXPECT_EQ(f->workloads[0].precision, precision) << name;
+  }
 }
 
 TEST(WorkloadValidation, MissingFieldNegativeNanWrongTypeUnknownKey) {

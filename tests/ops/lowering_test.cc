@@ -242,5 +242,30 @@ TEST(LoweringTest, OptimizerBytesPerParameter) {
   EXPECT_DOUBLE_EQ(total, 1000 * 4.0 * 7);
 }
 
+// fp32 and tf32 store fp32 with TF32 convolutions (tf32: GEMMs too); fp16 and
+// bf16 set the storage type only.
+TEST(LoweringTest, SetPrecision) {
+  LoweringOptions lo;
+  lo.tf32_conv = false;
+  SetPrecision(Precision::kTf32, &lo);
+  EXPECT_EQ(lo.dtype, DType::kFloat32);
+  EXPECT_TRUE(lo.tf32_conv);
+  EXPECT_TRUE(lo.tf32_gemm);
+  EXPECT_EQ(GemmMath(lo), MathMode::kTf32);
+  SetPrecision(Precision::kFp32, &lo);
+  EXPECT_EQ(lo.dtype, DType::kFloat32);
+  EXPECT_TRUE(lo.tf32_conv);
+  EXPECT_FALSE(lo.tf32_gemm);
+  EXPECT_EQ(ConvMath(lo), MathMode::kTf32);
+  EXPECT_EQ(GemmMath(lo), MathMode::kFp32);
+  lo.tf32_conv = false;
+  SetPrecision(Precision::kFp16, &lo);
+  EXPECT_EQ(lo.dtype, DType::kFloat16);
+  EXPECT_FALSE(lo.tf32_conv);
+  SetPrecision(Precision::kBf16, &lo);
+  EXPECT_EQ(lo.dtype, DType::kBFloat16);
+  EXPECT_EQ(ConvMath(lo), MathMode::kBf16);
+}
+
 }  // namespace
 }  // namespace dlsim

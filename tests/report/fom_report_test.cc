@@ -34,7 +34,7 @@ WorkloadInfo Info() {
   info.name = "mlp";
   info.model = "p1b2";
   info.batch = 64;
-  info.dtype = "bf16";
+  info.precision = Precision::kBf16;
   info.mode = Mode::kTraining;
   return info;
 }

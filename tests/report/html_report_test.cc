@@ -43,7 +43,7 @@ Estimate TinyEstimate() {
   e.model = "tiny";
   e.machine = "testgpu";
   e.batch = 8;
-  e.dtype = "fp32";
+  e.precision = Precision::kFp32;
   e.mode = Mode::kInference;
   e.layers.push_back(
       Layer("conv1", "Conv", 1e-3, 2e12, 1e9, CostSource::kMeasured, Bound::kCompute));

@@ -14,6 +14,7 @@
 #include "dlsim/machine/machine.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/perfdb/timing_table.h"
+#include "dlsim/util/precision.h"
 
 namespace dlsim {
 
@@ -47,8 +48,8 @@ struct AnalyzeOptions {
   // marked (calibration.algorithm_db). Consulted by the algorithm-choice and
   // layout analyses where the cost model itself has no such data; null = none.
   const TimingTable* algorithms = nullptr;
-  // Precision variants tried against the baseline ("tf32", "fp16", "bf16").
-  std::vector<std::string> precisions = {"tf32", "fp16", "bf16"};
+  // Precision variants tried against the baseline.
+  std::vector<Precision> precisions = {Precision::kTf32, Precision::kFp16, Precision::kBf16};
 };
 
 // Estimates `graph` with `options` (the baseline, as `dlsim estimate` would)

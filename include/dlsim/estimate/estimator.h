@@ -16,6 +16,7 @@
 #include "dlsim/ops/lowering.h"
 #include "dlsim/util/mode.h"
 #include "dlsim/util/optimizer.h"
+#include "dlsim/util/precision.h"
 
 namespace dlsim {
 
@@ -24,7 +25,7 @@ struct EstimateOptions {
   Optimizer optimizer = Optimizer::kSgdMomentum;  // training only
   bool fused_optimizer = true;  // one launch over all parameters (PyTorch foreach default)
   int64_t batch = 0;             // for reports; 0 = as in the graph
-  std::string dtype_name = "fp32";
+  Precision precision = Precision::kFp32;  // --dtype
   DataParallelOptions data_parallel;  // training across GPUs
   // Training: activation recomputation (docs/memory.md): saved activations
   // only at segment boundaries, the segments' forward calls run again in the
@@ -67,7 +68,7 @@ struct Estimate {
   std::string model;
   std::string machine;
   int64_t batch = 0;
-  std::string dtype;
+  Precision precision = Precision::kFp32;
   Mode mode = Mode::kInference;
   Optimizer optimizer = Optimizer::kSgdMomentum;  // training only: the last layer updates it
   Recompute recompute = Recompute::kNone;          // training only

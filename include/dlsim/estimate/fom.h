@@ -12,6 +12,7 @@
 
 #include "dlsim/machine/machine.h"
 #include "dlsim/machine/workload.h"
+#include "dlsim/util/precision.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {
@@ -45,7 +46,7 @@ struct WorkloadInfo {
   std::string name;
   std::string model;
   int64_t batch = 0;
-  std::string dtype;
+  Precision precision = Precision::kFp32;
   Mode mode = Mode::kTraining;
 };
 WorkloadInfo InfoOf(const Workload& workload);

@@ -14,6 +14,7 @@
 
 #include "dlsim/util/mode.h"
 #include "dlsim/util/optimizer.h"
+#include "dlsim/util/precision.h"
 
 namespace dlsim {
 
@@ -46,7 +47,7 @@ struct Workload {
 
   // What one unit of work is (needed to estimate; see docs/fom.md).
   int64_t batch = 0;                 // per GPU
-  std::string dtype = "fp32";        // fp32 | tf32 | fp16 | bf16
+  Precision precision = Precision::kFp32;  // `dtype:` fp32 | tf32 | fp16 | bf16
   Mode mode = Mode::kTraining;
   Optimizer optimizer = Optimizer::kSgdMomentum;
   DatasetSpec dataset;

@@ -12,6 +12,7 @@
 #include "dlsim/kernel/kernel_call.h"
 #include "dlsim/model/graph.h"
 #include "dlsim/util/optimizer.h"
+#include "dlsim/util/precision.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {
@@ -32,6 +33,11 @@ struct LoweringOptions {
   Layout layout = Layout::kNchw;  // of image tensors, unless a node is channels_last
   bool strict = false;  // an unknown op is an error instead of a warning
 };
+
+// Sets `options` for a run in `precision`: its float storage type and, for
+// fp32 and tf32, TF32 convolutions and (tf32 only) TF32 GEMMs; fp16 and bf16
+// leave the TF32 flags as they are.
+void SetPrecision(Precision precision, LoweringOptions* options);
 
 // The math mode a float op of `dtype` runs in under `options`.
 MathMode ConvMath(const LoweringOptions& options);

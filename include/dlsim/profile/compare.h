@@ -84,7 +84,7 @@ struct Comparison {
   std::string model;
   std::string machine;
   int64_t batch = 0;   // the estimate's
-  std::string dtype;
+  Precision precision = Precision::kFp32;
   Mode mode = Mode::kInference;
   std::string trace;   // origin
   std::string device;  // from the trace
