@@ -11,11 +11,8 @@
 namespace dlsim {
 namespace {
 
-std::string Fixed(double x, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, x);
-  return buf;
-}
+using html::Cell;
+using html::Fixed;
 
 std::string SummarySection(const FomResult& r) {
   return "<section id=\"summary\"><h2>Figure of merit</h2><table class=\"kv\">" +
@@ -36,8 +33,6 @@ std::string RatioSection(const FomResult& r) {
   return "<section id=\"ratios\"><h2>Units per day, target over baseline</h2>\n" +
          svg::BarChart(bars, 900, svg::Cut::kBack) + "</section>\n";
 }
-
-std::string Cell(const std::string& text) { return "<td>" + svg::Escape(text) + "</td>"; }
 
 std::string TableSection(const FomResult& r) {
   std::string s =

@@ -135,6 +135,14 @@ std::string Row(const std::string& key, const std::string& value) {
   return "<tr><th>" + svg::Escape(key) + "</th><td>" + svg::Escape(value) + "</td></tr>";
 }
 
+std::string Cell(const std::string& text) { return "<td>" + svg::Escape(text) + "</td>"; }
+
+std::string Fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, x);
+  return buf;
+}
+
 }  // namespace html
 
 std::string EstimateToHtml(const Estimate& e, const Machine& machine, const Analysis* analysis,

@@ -34,6 +34,10 @@ std::string Name(const std::string& name);
 std::string Percent(double part, double whole);
 // <tr><th>key</th><td>value</td></tr>, both escaped.
 std::string Row(const std::string& key, const std::string& value);
+// <td>text</td>, escaped.
+std::string Cell(const std::string& text);
+// x with `digits` decimals ("%.*f").
+std::string Fixed(double x, int digits);
 
 std::string SummarySection(const Estimate& e, const Machine& machine);
 std::string BreakdownSection(const Estimate& e, const OpColors& colors, int max_layers);

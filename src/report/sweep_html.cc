@@ -11,13 +11,8 @@
 namespace dlsim {
 namespace {
 
-std::string Fixed(double x, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, x);
-  return buf;
-}
-
-std::string Cell(const std::string& text) { return "<td>" + svg::Escape(text) + "</td>"; }
+using html::Cell;
+using html::Fixed;
 
 std::string SummarySection(const SweepResult& r) {
   std::string workloads;
