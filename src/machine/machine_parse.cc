@@ -8,6 +8,7 @@
 #include <functional>
 #include <set>
 
+#include "dlsim/kernel/kernel_kind.h"
 #include "yaml_fields.h"
 
 namespace dlsim::machine_internal {
@@ -106,24 +107,26 @@ void ParseDevice(YamlFields f, DeviceSpec* d) {
   f.Finish();
 }
 
-// Keys of host.dispatch_us_by_kind: a kernel kind (KernelKindName;
-// tests/machine/machine_validation_test.cc checks this list against it),
-// optionally with ".DTYPE", or one of the estimator's own keys.
+bool IsKernelKind(const std::string& name) { return KernelKindFromName(name).ok(); }
+
+// A kind whose calls read memory the kernel before may have left in L2: the
+// memory-bound kinds (not a GEMM, convolution, recurrent layer or attention),
+// but the optimizer, which reads the parameters.
+bool IsResidentKind(const std::string& name) {
+  const Result<KernelKind> kind = KernelKindFromName(name);
+  return kind.ok() && !IsComputeKind(*kind) && *kind != KernelKind::kOptimizer;
+}
+
+// Keys of host.dispatch_us_by_kind: a kernel kind, optionally with
+// ".DTYPE", or one of the estimator's own keys.
 bool IsDispatchKey(const std::string& key) {
-  static const std::set<std::string> kKinds = {
-      "conv_fwd", "conv_bias_act", "conv_bwd_data", "conv_bwd_filter", "gemm", "batched_gemm",
-      "batchnorm_infer", "batchnorm_train_fwd", "batchnorm_bwd", "pool_fwd", "pool_bwd",
-      "softmax_fwd", "softmax_bwd", "layernorm_fwd", "layernorm_bwd", "groupnorm_fwd",
-      "groupnorm_bwd", "lrn_fwd", "rnn_fwd",
-      "rnn_bwd_data", "rnn_bwd_weights", "attention_fwd", "attention_bwd", "elementwise",
-      "reduction", "copy", "optimizer"};
   static const std::set<std::string> kOwnKeys = {"backward", "none", "optimizer_per_tensor",
                                                  "ddp_per_tensor"};
   static const std::set<std::string> kDtypes = {"fp32", "fp16", "bf16", "fp64", "int8",
                                                 "uint8", "int16", "int32", "int64", "bool"};
   const size_t dot = key.find('.');
-  if (dot == std::string::npos) return kKinds.count(key) != 0 || kOwnKeys.count(key) != 0;
-  return kKinds.count(key.substr(0, dot)) != 0 && kDtypes.count(key.substr(dot + 1)) != 0;
+  if (dot == std::string::npos) return IsKernelKind(key) || kOwnKeys.count(key) != 0;
+  return IsKernelKind(key.substr(0, dot)) && kDtypes.count(key.substr(dot + 1)) != 0;
 }
 
 void ParseHost(YamlFields f, HostSpec* h) {
@@ -231,14 +234,9 @@ void ParseCalibration(YamlFields f, const std::string& file, const std::string& 
   if (c->db_gpu.empty()) c->db_gpu = device_name;
   const std::string algorithm_db = f.String("algorithm_db", Presence::kOptional);
   if (!algorithm_db.empty()) c->algorithm_db = ResolveAgainstFileDir(file, algorithm_db);
-  // The memory-bound kernel kinds (docs/kernel-keys.md) a factor may name.
-  static const std::set<std::string> kResidentKinds = {
-      "batchnorm_infer", "batchnorm_train_fwd", "batchnorm_bwd", "layernorm_fwd", "layernorm_bwd",
-      "groupnorm_fwd",   "groupnorm_bwd",       "softmax_fwd",   "softmax_bwd",   "pool_fwd",
-      "pool_bwd",        "elementwise",         "reduction",     "copy"};
   YamlFields factors = f.Map("l2_resident_factor", Presence::kOptional);
   for (const auto& kind : f.MapKeys("l2_resident_factor")) {
-    if (kResidentKinds.count(kind) == 0) {
+    if (!IsResidentKind(kind)) {
       factors.Fail(kind, "not a memory-bound kernel kind (batchnorm_infer, elementwise, copy, ...)");
       continue;
     }
