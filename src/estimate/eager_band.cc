@@ -12,7 +12,7 @@ namespace dlsim {
 // the same kind (not calibrated). The test side checks them
 // (docs/accuracy.md, "Eager time").
 EagerBandRatios EagerBand(const HostSpec& host, Mode mode) {
-  if (host.dispatch_s <= 0 && host.dispatch_s_by_kind.empty()) return {};
+  if (!host.Modelled()) return {};
   const bool training = mode == Mode::kTraining;
   if (host.calibrated) return training ? EagerBandRatios{0.976, 1.847} : EagerBandRatios{0.689, 1.713};
   return training ? EagerBandRatios{0.665, 1.336} : EagerBandRatios{0.787, 1.774};

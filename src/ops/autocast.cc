@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "framework_fusion.h"
+
 namespace dlsim {
 namespace {
 
@@ -23,7 +25,7 @@ class Planner {
  public:
   Planner(const Graph& graph, DType low) : graph_(graph), low_(low) {
     for (const Node& n : graph.nodes) {
-      for (const std::string& out : n.outputs) producer_op_[out] = n.op_type;
+      for (const std::string& out : n.outputs) producer_[out] = &n;
     }
   }
 
@@ -48,9 +50,9 @@ class Planner {
 
   // Weights, constants and scalars: they keep their dtype and do not promote.
   bool IsFixed(const Tensor& t) const {
-    auto p = producer_op_.find(t.name);
+    auto p = producer_.find(t.name);
     return t.is_initializer || t.num_elements() <= 1 ||
-           (p != producer_op_.end() && (p->second == "Constant" || p->second == "Identity"));
+           (p != producer_.end() && (p->second->op_type == "Constant" || p->second->op_type == "Identity"));
   }
 
   DType DTypeOf(const std::string& name) const {
@@ -66,13 +68,16 @@ class Planner {
     plan_.casts[node].push_back(AutocastCast{t.name, to, !t.is_graph_input});
   }
 
-  // torch.onnx writes GroupNorm as Reshape -> InstanceNormalization ->
+  // Exporters write GroupNorm as Reshape -> InstanceNormalization ->
   // Reshape -> Mul -> Add; autocast runs group_norm in fp32 (instance_norm
   // itself is not on its lists), so such an InstanceNormalization is fp32.
   AutocastClass ClassOfNode(const Node& node) const {
     if (node.op_type == "InstanceNormalization" && !node.inputs.empty()) {
-      auto p = producer_op_.find(node.inputs[0]);
-      if (p != producer_op_.end() && p->second == "Reshape") return AutocastClass::kFp32;
+      auto p = producer_.find(node.inputs[0]);
+      if (p != producer_.end() && p->second->op_type == "Reshape" && !p->second->inputs.empty() &&
+          IsGroupedView(graph_, p->second->inputs[0], node.inputs[0])) {
+        return AutocastClass::kFp32;
+      }
     }
     return ClassOf(node.op_type);
   }
@@ -120,7 +125,7 @@ class Planner {
 
   const Graph& graph_;
   const DType low_;
-  std::map<std::string, std::string> producer_op_;
+  std::map<std::string, const Node*> producer_;
   std::set<std::string> cast_weights_;
   AutocastPlan plan_;
 };

@@ -219,10 +219,7 @@ class GroupNormMatcher {
  private:
   // x [n, c, ...] viewed as [n, groups, c / groups * ...] and back.
   bool Grouping(const std::string& x, const std::string& grouped, const std::string& back) const {
-    const Shape& xs = ctx_.T(x).dims;
-    const Shape& gs = ctx_.T(grouped).dims;
-    return xs.size() >= 3 && gs.size() == 3 && gs[0] == xs[0] && gs[1] > 0 && xs[1] % gs[1] == 0 &&
-           NumElements(gs) == NumElements(xs) && ctx_.T(back).dims == xs;
+    return IsGroupedView(ctx_.graph(), x, grouped) && ctx_.T(back).dims == ctx_.T(x).dims;
   }
 
   // The sole reader of `node`'s output when it is an `op` node (with a
@@ -414,6 +411,16 @@ std::vector<KernelCall> LowerAttention(const LowerContext& ctx, const FusedGroup
 }
 
 }  // namespace
+
+bool IsGroupedView(const Graph& graph, const std::string& x, const std::string& grouped) {
+  const Tensor* xt = graph.FindTensor(x);
+  const Tensor* gt = graph.FindTensor(grouped);
+  if (xt == nullptr || gt == nullptr) return false;
+  const Shape& xs = xt->dims;
+  const Shape& gs = gt->dims;
+  return xs.size() >= 3 && gs.size() == 3 && gs[0] == xs[0] && gs[1] > 0 && xs[1] % gs[1] == 0 &&
+         NumElements(gs) == NumElements(xs);
+}
 
 std::vector<FusedGroup> FindFrameworkFusions(const LowerContext& ctx) {
   GeluMatcher gelu(ctx);

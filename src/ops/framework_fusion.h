@@ -36,6 +36,11 @@ struct FusedGroup {
 // does not materialise).
 std::vector<FusedGroup> FindFrameworkFusions(const LowerContext& ctx);
 
+// Whether `grouped` is `x` [n, c, ...] viewed as [n, groups, c / groups * ...]:
+// the Reshape both exporters write before GroupNorm's InstanceNormalization
+// (the group_norm fusion's and autocast's test for an exported GroupNorm).
+bool IsGroupedView(const Graph& graph, const std::string& x, const std::string& grouped);
+
 // The calls of a fused group. gelu, silu: one pointwise kernel reading `input`
 // and writing the last node's output (plus its backward in training);
 // rnn_stack: one multi-layer RNN call; attention: one fused attention call

@@ -75,7 +75,7 @@ std::string EstimateToJson(const Estimate& e, const ReportOptions& options) {
                       {"framework", e.host.framework},
                       {"framework_version", e.host.framework_version},
                       {"calibrated", e.host.calibrated},
-                      {"modelled", e.host.dispatch_s > 0 || !e.host.dispatch_s_by_kind.empty()},
+                      {"modelled", e.host.Modelled()},
                       {"profile", e.host.profile_path},
                       {"taken_from", e.host.taken_from},
                       {"description", HostDescription(e.host)}}},

@@ -20,7 +20,7 @@ std::string Row(const std::string& name, const std::string& op, size_t kernels,
 }  // namespace
 
 std::string HostDescription(const HostSpec& host) {
-  if (host.dispatch_s <= 0 && host.dispatch_s_by_kind.empty()) {
+  if (!host.Modelled()) {
     return "none modelled: eager time is the GPU's alone (add a host section or --host FILE)";
   }
   std::string text = (host.cpu.empty() ? std::string("CPU not said") : host.cpu) + ", " +

@@ -115,5 +115,24 @@ TEST(Autocast, AnExportedGroupNormRunsFp32) {
   EXPECT_EQ(last[0].substr(0, 72), "fwd groupnorm_fwd n=2 c=64 groups=32 hw=64 dtype=fp32 math=fp32 layout=-");
 }
 
+// The same chain viewing x [2, 64, 64] as [128, 8, 4] (no grouping of the
+// channels): an instance norm, which autocast leaves in bf16.
+TEST(Autocast, AnInstanceNormAfterAReshapeThatIsNoGroupingStaysLow) {
+  GraphBuilder b;
+  b.Input("x", {2, 64, 64}).Weight("w", {64, 64}).Weight("ones", {8}).Weight("zeros", {8});
+  b.Weight("s", {3}, DType::kInt64);
+  b.Op("MatMul", "mm", {"x", "w"}, "h", {2, 64, 64});
+  b.Op("Reshape", "reshape", {"h", "s"}, "r", {128, 8, 4});
+  b.Op("InstanceNormalization", "norm", {"r", "ones", "zeros"}, "y", {128, 8, 4});
+  LoweringOptions o;
+  o.dtype = DType::kBFloat16;
+  o.autocast = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  std::vector<std::string> norm = Describe(lowered->nodes[2]);
+  ASSERT_EQ(norm.size(), 1u);  // no cast
+  EXPECT_NE(norm[0].find("dtype=bf16"), std::string::npos) << norm[0];
+}
+
 }  // namespace
 }  // namespace dlsim

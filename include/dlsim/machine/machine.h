@@ -61,6 +61,8 @@ struct HostSpec {
   std::string framework_version;  // e.g. "2.11.0+cu130", "" if not said
   bool calibrated = false;        // measured on this host by dlsim-calibrate host
   std::string profile_path;       // the --host file it came from ("" if the machine's)
+  // Whether any dispatch cost is given: else eager time is the GPU's alone.
+  bool Modelled() const { return dispatch_s > 0 || !dispatch_s_by_kind.empty(); }
 };
 
 struct LinkSpec {
