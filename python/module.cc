@@ -171,13 +171,14 @@ PYBIND11_MODULE(_dlsim, m) {
       [](const std::string& job, const std::string& machine, int64_t tensor, int64_t pipeline,
          int64_t data, int64_t virtual_stages, int64_t microbatch, int64_t global_batch,
          const std::string& recompute, const std::string& sequence_parallel, int zero,
-         bool overlap_grad_reduce, bool search, int64_t gpus, int top, std::vector<std::string> given) {
+         bool overlap_grad_reduce, bool search, int64_t gpus, int top, std::vector<std::string> given,
+         int64_t zero_shard) {
         dlsim::ScaleRequest r;
         dlsim::PlanOverrides& o = r.overrides;
         o.tensor = tensor, o.pipeline = pipeline, o.data = data;
         o.virtual_stages = virtual_stages, o.microbatch = microbatch;
         o.global_batch = global_batch, o.recompute = recompute;
-        o.sequence_parallel = sequence_parallel, o.zero = zero;
+        o.sequence_parallel = sequence_parallel, o.zero = zero, o.zero_shard = zero_shard;
         o.overlap_grad_reduce = overlap_grad_reduce;
         r.search = search, r.gpus = gpus, r.top = static_cast<size_t>(top);
         return ScaleJson(job, machine, r, std::move(given));
@@ -186,7 +187,7 @@ PYBIND11_MODULE(_dlsim, m) {
       py::arg("virtual_stages"), py::arg("microbatch"), py::arg("global_batch"),
       py::arg("recompute"), py::arg("sequence_parallel"), py::arg("zero"),
       py::arg("overlap_grad_reduce"), py::arg("search"), py::arg("gpus"), py::arg("top"),
-      py::arg("given") = std::vector<std::string>{},
+      py::arg("given") = std::vector<std::string>{}, py::arg("zero_shard") = 0,
       "dlsim scale JOB --format json, as JSON text");
   m.def("sweep_rows", &SweepRows, py::arg("files"), py::arg("machine"), py::arg("grid"),
         py::arg("threads"), "dlsim sweep's CSV rows, as a list of dicts");

@@ -9,8 +9,10 @@ taken on. Compares the median step time and the peak memory allocated.
 Mapping, fixed before any comparison: the suite's GPT (untied head, flash
 attention through SDPA, bf16 autocast, AdamW) as a `model:`; DDP as ZeRO 0
 with the gradient reduction overlapped (DDP's buckets); FSDP full sharding
-as ZeRO 3; recompute "full" as full recomputation. FSDP hybrid sharding is
-not modelled and is listed, not scored.
+as ZeRO 3; recompute "full" as full recomputation. FSDP hybrid sharding (the
+suite's 2-D mesh: replicated over 2, sharded over the other half of the
+GPUs) as ZeRO 3 with zero_shard = data / 2 (mapped when hybrid sharding was
+added, before its first comparison).
 
 Usage: compare_measured.py [--data DIR] [--machine h200] [--csv OUT] [--markdown OUT]
 """
@@ -29,7 +31,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def job_yaml(c):
     m = c["model"]
-    zero = 3 if c["fsdp"] == "full" else 0
+    zero = 3 if c["fsdp"] in ("full", "hybrid") else 0
+    shard = [f"  zero_shard: {c['dp'] // 2}"] if c["fsdp"] == "hybrid" else []
     overlap = "true" if (c["ddp"] or c["fsdp"] != "none") else "false"
     return "\n".join([
         f"name: {c['name']}", "model:", f"  layers: {m['layers']}", f"  hidden: {m['hidden']}",
@@ -38,8 +41,8 @@ def job_yaml(c):
         "parallel:", f"  tensor: {c['tp']}", f"  pipeline: {c['pp']}", f"  data: {c['dp']}",
         f"  microbatch: {c['microbatch_size']}", f"  global_batch: {c['global_batch']}",
         f"  sequence_parallel: {'true' if c['sequence_parallel'] else 'false'}",
-        f"  recompute: {c['recompute']}", f"  zero: {zero}", f"  overlap_grad_reduce: {overlap}",
-        "  dtype: bf16", "  framework: pytorch", ""])
+        f"  recompute: {c['recompute']}", f"  zero: {zero}", *shard,
+        f"  overlap_grad_reduce: {overlap}", "  dtype: bf16", "  framework: pytorch", ""])
 
 
 def estimate(dlsim, machine, c):
@@ -73,14 +76,11 @@ def main():
     for c in configs:
         r = {"name": c["name"], "gpus": c["gpus"], "measured_ms": c["step_ms_median"],
              "measured_gib": c["peak_alloc_gib"]}
-        if c["fsdp"] == "hybrid":
-            r["status"] = "not scored: hybrid sharding not modelled"
-        else:
-            e = estimate(args.dlsim, args.machine, c)
-            r.update(status="ok", dlsim_ms=1e3 * e["step_s"], dlsim_gib=e["memory_gib"]["total"],
-                     breakdown=e["breakdown_s"])
-            r["time_err"] = r["dlsim_ms"] / r["measured_ms"] - 1
-            r["mem_err"] = r["dlsim_gib"] / r["measured_gib"] - 1
+        e = estimate(args.dlsim, args.machine, c)
+        r.update(status="ok", dlsim_ms=1e3 * e["step_s"], dlsim_gib=e["memory_gib"]["total"],
+                 breakdown=e["breakdown_s"])
+        r["time_err"] = r["dlsim_ms"] / r["measured_ms"] - 1
+        r["mem_err"] = r["dlsim_gib"] / r["measured_gib"] - 1
         rows.append(r)
         te = f"{100 * r['time_err']:+.1f} %" if "time_err" in r else r["status"]
         me = f"{100 * r['mem_err']:+.1f} %" if "mem_err" in r else ""

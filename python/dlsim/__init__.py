@@ -127,13 +127,14 @@ def sweep(workloads, machine=None, grid=None, *, threads=0):
 
 def scale(job, machine="h100", *, tensor=None, pipeline=None, data=None, virtual_stages=None,
           microbatch=None, global_batch=None, recompute=None, sequence_parallel=None,
-          zero=None, overlap_grad_reduce=False, search=False, gpus=None, top=None):
+          zero=None, zero_shard=None, overlap_grad_reduce=False, search=False, gpus=None,
+          top=None):
     """`dlsim scale JOB --format json` as a dict (docs/parallel.md).
 
     job: a training job YAML (model and parallel sections). machine: a
     bundled name or a machine YAML path. The layout keywords replace the
     job's; with search=True they stay fixed and the rest is searched over
-    `gpus` GPUs: the result is then {"evaluated", "fitting", "layouts": [...]},
+    `gpus` GPUs (zero_shard: hybrid sharding's group, as --zero-shard): the result is then {"evaluated", "fitting", "layouts": [...]},
     the fastest `top` (None: 10) layouts that fit, fastest first. top
     without search, or gpus without search other than the layout's, raises
     dlsim.Error.
@@ -147,5 +148,5 @@ def scale(job, machine="h100", *, tensor=None, pipeline=None, data=None, virtual
         sequence_parallel=sp, zero=-1 if zero is None else int(zero),
         overlap_grad_reduce=bool(overlap_grad_reduce), search=bool(search),
         gpus=int(gpus or 0), top=10 if top is None else int(top),
-        given=[] if top is None else ["--top"])
+        given=[] if top is None else ["--top"], zero_shard=int(zero_shard or 0))
     return json.loads(text)

@@ -152,6 +152,10 @@ void RegisterScaleCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--sequence-parallel", a->plan.sequence_parallel, "true or false")
       ->check(CLI::IsMember({"true", "false"}));
   cmd->add_option("--zero", a->plan.zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
+  cmd->add_option("--zero-shard", a->plan.zero_shard,
+                  "hybrid sharding: data-parallel GPUs one ZeRO shard spans (replicated across "
+                  "the rest); needs --zero 1-3")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--overlap-grad-reduce", a->plan.overlap_grad_reduce,
                 "overlap the data-parallel gradient reduction with the backward");
   cmd->add_option("--baseline", a->baseline,

@@ -98,8 +98,13 @@ bool CollectiveTable::TimeS(Collective c, int gpus, double bytes, double* time_s
   return true;
 }
 
+double CollectiveModel::NvlsAllReduceTimeS(int ranks, double bytes, const AlphaBeta& link) {
+  if (ranks <= 1) return 0;
+  return link.launch_s + 2 * link.alpha_s + (1.0 + 1.0 / ranks) * bytes / link.bw_bytes_per_s;
+}
+
 CollectiveModel::CollectiveModel(const Machine& machine, CollectiveTable table)
-    : node_(machine.node), table_(std::move(table)) {}
+    : node_(machine.node), fabric_(machine.system.fabric), table_(std::move(table)) {}
 
 Result<CollectiveModel> CollectiveModel::ForMachine(const Machine& machine) {
   CollectiveTable merged;
@@ -131,20 +136,30 @@ CommTime CollectiveModel::AlphaBetaTime(Collective c, int gpus, double bytes) co
   return HierarchicalTime(c, per_node, (gpus + per_node - 1) / per_node, bytes);
 }
 
-AlphaBeta CollectiveModel::NicShare() const {
+AlphaBeta CollectiveModel::AcrossNodes(int nodes) const {
   AlphaBeta inter = LinkAlphaBeta(node_.nic, 0.0);  // one launch, counted inside
   const int per_node = std::max(node_.gpus_per_node, 1);
   inter.bw_bytes_per_s *= std::min(1.0, static_cast<double>(node_.nics_per_node) / per_node);
+  const int domain = fabric_.DomainNodes(node_.nics_per_node);
+  if (domain > 0 && nodes > domain) {
+    inter.bw_bytes_per_s *= std::min(1.0, domain / fabric_.oversubscription);
+    inter.alpha_s += fabric_.UpperTierHops() * fabric_.hop_latency_s;
+  }
   return inter;
 }
 
 CommTime CollectiveModel::HierarchicalTime(Collective c, int per_node, int nodes,
                                            double bytes) const {
   const AlphaBeta intra = LinkAlphaBeta(node_.scale_up, node_.collective_launch_s);
-  if (nodes <= 1) return CommTime{RingTimeS(c, per_node, bytes, intra), "ring"};
+  if (nodes <= 1) {
+    const double ring = RingTimeS(c, per_node, bytes, intra);
+    if (c != Collective::kAllReduce || !node_.nvls) return CommTime{ring, "ring"};
+    const double nvls = NvlsAllReduceTimeS(per_node, bytes, intra);
+    return nvls < ring ? CommTime{nvls, "nvls"} : CommTime{ring, "ring"};
+  }
   // Across nodes: reduce-scatter inside each node, the collective across
   // nodes on each GPU's shard over its share of the NICs, all-gather inside.
-  AlphaBeta inter = NicShare();
+  AlphaBeta inter = AcrossNodes(nodes);
   if (per_node == 1) inter.launch_s = node_.collective_launch_s;
   const double shard = bytes / per_node;
   std::string inter_method;
@@ -170,9 +185,9 @@ CommTime CollectiveModel::GroupTime(Collective c, int ranks, int ranks_per_node,
   return HierarchicalTime(c, per_node, (ranks + per_node - 1) / per_node, bytes);
 }
 
-double CollectiveModel::SendTimeS(double bytes, bool across_nodes) const {
-  const AlphaBeta link = across_nodes && node_.nics_per_node > 0
-                             ? NicShare()
+double CollectiveModel::SendTimeS(double bytes, int nodes) const {
+  const AlphaBeta link = nodes > 1 && node_.nics_per_node > 0
+                             ? AcrossNodes(nodes)
                              : LinkAlphaBeta(node_.scale_up, 0.0);
   if (link.bw_bytes_per_s <= 0) return 0;
   return link.alpha_s + bytes / link.bw_bytes_per_s;

@@ -31,7 +31,7 @@ StageParams ParamsPerGpu(const TransformerSpec& m, const ParallelPlan& p) {
 }
 
 void FillStateBytes(double params, const ParallelPlan& p, GpuMemory* g) {
-  const double d = static_cast<double>(p.data);
+  const double d = static_cast<double>(p.shard_ranks());
   g->weights_bytes = params * kWeightBytes / (p.zero_stage >= 3 ? d : 1);
   g->gradients_bytes = params * kGradBytes / (p.zero_stage >= 2 ? d : 1);
   g->optimizer_bytes = params * kOptimizerBytes / (p.zero_stage >= 1 ? d : 1);

@@ -62,7 +62,7 @@ Result<LayoutSearchResult> SearchLayouts(const ParallelStepModel& model,
                 if ((zero > 0 && dp == 1) || (zero == 3 && pp > 1)) continue;
                 p.tensor = t, p.pipeline = pp, p.data = dp, p.microbatch = mb;
                 p.virtual_stages = v, p.recompute = rc, p.sequence_parallel = sp;
-                p.zero_stage = zero;
+                p.zero_stage = zero, p.zero_shard = o.zero_shard;
                 if (!ValidatePlan(m, p).ok()) continue;
                 auto est = model.Estimate(m, p);
                 if (!est.ok()) continue;  // e.g. tensor groups wider than the node

@@ -42,16 +42,31 @@ struct DataParallelTimes {
 // share. ZeRO 3: per layer and microbatch, the weights gathered for the
 // forward and again for the backward, and the gradients reduce-scattered,
 // each hidden behind the previous layer's kernels where they are shorter.
+// Hybrid sharding: the gathers and reduce-scatters span a shard group, and
+// each reduce-scatter is followed by an all-reduce of the GPU's gradient
+// shard across the group's replicas.
 double ExposedDataParallelS(const CollectiveModel& comm, const TransformerSpec& m,
                             const ParallelPlan& p, double stage_params, int per_node,
                             const DataParallelTimes& t) {
   const int dp = static_cast<int>(p.data);
   if (dp == 1) return 0;
+  // Data-parallel ranks are consecutive inside a node: a shard group takes
+  // up to a node's share, its replicas stride across nodes.
+  const int shard = static_cast<int>(p.shard_ranks());
+  const int replicas = static_cast<int>(p.shard_replicas());
+  const int shard_per_node = std::min(shard, per_node);
+  const int replicas_per_node = std::clamp(per_node / shard, 1, replicas);
+  auto replica_all_reduce = [&](double grad_bytes) {
+    return comm.GroupTime(Collective::kAllReduce, replicas, replicas_per_node, grad_bytes / shard)
+        .time_s;
+  };
   if (p.zero_stage >= 3) {
     const double layer = m.LayerParams() / p.tensor;
-    const double gather = comm.GroupTime(Collective::kAllGather, dp, per_node, 2 * layer).time_s;
+    const double gather =
+        comm.GroupTime(Collective::kAllGather, shard, shard_per_node, 2 * layer).time_s;
     const double scatter =
-        comm.GroupTime(Collective::kReduceScatter, dp, per_node, 4 * layer).time_s;
+        comm.GroupTime(Collective::kReduceScatter, shard, shard_per_node, 4 * layer).time_s +
+        replica_all_reduce(4 * layer);
     const double per_layer = std::max(0.0, gather - t.layer_fwd_s) +
                              std::max(0.0, gather + scatter - t.layer_bwd_s);
     return t.microbatches * (gather + t.layers * per_layer) + scatter;
@@ -60,8 +75,10 @@ double ExposedDataParallelS(const CollectiveModel& comm, const TransformerSpec& 
   if (p.zero_stage == 0) {
     all = comm.GroupTime(Collective::kAllReduce, dp, per_node, 4 * stage_params).time_s;
   } else {
-    all = comm.GroupTime(Collective::kReduceScatter, dp, per_node, 4 * stage_params).time_s +
-          comm.GroupTime(Collective::kAllGather, dp, per_node, 2 * stage_params).time_s;
+    all = comm.GroupTime(Collective::kReduceScatter, shard, shard_per_node, 4 * stage_params)
+              .time_s +
+          replica_all_reduce(4 * stage_params) +
+          comm.GroupTime(Collective::kAllGather, shard, shard_per_node, 2 * stage_params).time_s;
   }
   if (!p.overlap_grad_reduce && p.zero_stage < 2) return all;
   const double last_bwd = t.layers * t.layer_bwd_s;
@@ -110,7 +127,7 @@ std::vector<ParallelStepModel::PricedCall> ParallelStepModel::MicrobatchCalls(
   const double params = (layers * m.LayerParams() + m.EmbeddingParams()) / p.tensor;
   PassCalls step;
   step.bwd = DdpStepCalls(m, p).calls;  // listed once; each runs DdpStepCalls().times
-  step.fwd = OptimizerCalls(p, params / (p.zero_stage >= 1 ? p.data : 1));
+  step.fwd = OptimizerCalls(p, params / (p.zero_stage >= 1 ? p.shard_ranks() : 1));
   add("step", step);
   return out;
 }
@@ -158,8 +175,12 @@ CommTimes CommOf(const CollectiveModel& comm, const TransformerSpec& m, const Pa
   c.embedding = 2 * op;
   c.head = 2 * op + loss;
   if (p.pipeline > 1) {
+    // Neighbouring stages are tensor x data ranks apart: on other nodes when
+    // that is a node or more, the whole pipeline over gpus / node nodes.
     const bool across = p.tensor * p.data >= per_node;
-    c.sends = 2.0 * p.virtual_stages * comm.SendTimeS(act / tp, across);
+    const int64_t nodes = across ? (p.gpus() + per_node - 1) / per_node : 1;
+    c.sends = 2.0 * p.virtual_stages *
+              comm.SendTimeS(act / tp, static_cast<int>(std::min<int64_t>(nodes, 1 << 30)));
   }
   return c;
 }
@@ -284,7 +305,8 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
   dpt.layers = layers;
   dpt.microbatches = mb;
   const double dp_exposed = ExposedDataParallelS(comm_, m, p, stage_params, dp_per_node, dpt);
-  Priced opt = price_all(OptimizerCalls(p, stage_params / (p.zero_stage >= 1 ? p.data : 1)));
+  Priced opt =
+      price_all(OptimizerCalls(p, stage_params / (p.zero_stage >= 1 ? p.shard_ranks() : 1)));
   const RepeatedCalls ddp = DdpStepCalls(m, p);
   opt.Add(price_all(ddp.calls), ddp.times);
 

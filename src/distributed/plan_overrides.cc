@@ -21,6 +21,7 @@ Status ApplyOverrides(const PlanOverrides& o, ParallelPlan* p) {
   if (o.microbatch > 0) p->microbatch = o.microbatch;
   if (o.global_batch > 0) p->global_batch = o.global_batch;
   if (o.zero >= 0) p->zero_stage = o.zero;
+  if (o.zero_shard > 0) p->zero_shard = o.zero_shard;
   if (!o.recompute.empty()) {
     DLSIM_ASSIGN_OR_RETURN(p->recompute, ParseRecompute(o.recompute));
   }
@@ -53,6 +54,7 @@ Result<LayoutSearchOptions> SearchOptionsOf(const PlanOverrides& o, const Traini
     s.sequence_parallel = {sp};
   }
   if (o.zero >= 0) s.zero_stages = {o.zero};
+  s.zero_shard = o.zero_shard;
   return s;
 }
 

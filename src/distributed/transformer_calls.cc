@@ -279,7 +279,7 @@ PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
     layer_params += n;
   }
   if (p.recompute == Recompute::kFull) out.recompute = out.fwd;
-  if (p.zero_stage >= 3 && p.data > 1) {
+  if (p.zero_stage >= 3 && p.shard_ranks() > 1) {
     // FSDP: the gathered weights split out of the all-gather buffer (forward
     // and backward), the gradients concatenated into the reduce-scatter one.
     out.fwd.push_back(f.Copy("fsdp_split", layer_params));

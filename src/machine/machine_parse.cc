@@ -33,6 +33,8 @@ constexpr int64_t kMaxSms = 10000;
 constexpr int64_t kMaxLanesPerSm = 1024;
 constexpr int64_t kMaxGpusPerNode = 1024;
 constexpr int64_t kMaxNodes = 100000000;
+constexpr int64_t kMaxSwitchPorts = 1 << 16;
+constexpr double kMaxOversubscription = 1024;
 
 bool IsNameLike(const std::string& s) {
   if (s.empty()) return false;
@@ -182,6 +184,7 @@ void ParseNode(YamlFields f, const std::string& file, NodeSpec* n) {
   }
   f.Allow("nic");
   n->collective_launch_s = f.NonNegative("collective_launch_us", 0, kMaxUs) * kMicro;
+  n->nvls = f.Choice("nvls", {"true", "false"}, "false") == "true";
   for (const YAML::Node& t : f.Sequence("collective_tables", Presence::kOptional)) {
     if (!t.IsScalar() || t.as<std::string>().empty()) {
       f.Fail("collective_tables", "each entry must be a file path (CSV of dlsim-calibrate nccl)");
@@ -192,9 +195,44 @@ void ParseNode(YamlFields f, const std::string& file, NodeSpec* n) {
   f.Finish();
 }
 
+// topology, switch_ports (fat tree, rail-optimised), nodes_per_group
+// (dragonfly), oversubscription (>= 1), hop_latency_us.
+void ParseFabric(YamlFields f, FabricSpec* fabric) {
+  const std::string topology = f.Choice(
+      "topology", {"full_bisection", "fat_tree", "rail_optimized", "dragonfly"}, "full_bisection");
+  for (FabricTopology t : {FabricTopology::kFullBisection, FabricTopology::kFatTree,
+                           FabricTopology::kRailOptimized, FabricTopology::kDragonfly}) {
+    if (topology == FabricTopologyName(t)) fabric->topology = t;
+  }
+  const bool switched = fabric->topology == FabricTopology::kFatTree ||
+                        fabric->topology == FabricTopology::kRailOptimized;
+  const bool dragonfly = fabric->topology == FabricTopology::kDragonfly;
+  fabric->switch_ports = static_cast<int>(f.PositiveInt(
+      "switch_ports", switched ? Presence::kRequired : Presence::kOptional, kMaxSwitchPorts, 0));
+  fabric->nodes_per_group = static_cast<int>(f.PositiveInt(
+      "nodes_per_group", dragonfly ? Presence::kRequired : Presence::kOptional, kMaxNodes, 0));
+  if (!switched && f.Has("switch_ports")) {
+    f.Fail("switch_ports", "applies to fat_tree and rail_optimized only, not " + topology);
+  }
+  if (!dragonfly && f.Has("nodes_per_group")) {
+    f.Fail("nodes_per_group", "applies to dragonfly only, not " + topology);
+  }
+  if (switched && f.Has("switch_ports") && fabric->switch_ports < 2) {
+    f.Fail("switch_ports", "must be at least 2 (half face the nodes, half the upper tier)");
+  }
+  fabric->oversubscription = f.NonNegative("oversubscription", 1, kMaxOversubscription);
+  if (fabric->oversubscription < 1) {
+    f.Fail("oversubscription", "must be at least 1 (first tier's bandwidth over the upper tier's)");
+  }
+  fabric->hop_latency_s = f.NonNegative("hop_latency_us", 0, kMaxUs) * kMicro;
+  f.Finish();
+}
+
 void ParseSystem(YamlFields f, SystemSpec* s) {
   s->name = f.String("name", Presence::kOptional);
   s->nodes = static_cast<int>(f.PositiveInt("nodes", Presence::kOptional, kMaxNodes, 1));
+  if (f.Has("fabric")) ParseFabric(f.Map("fabric", Presence::kOptional), &s->fabric);
+  f.Allow("fabric");
   const auto tiers = f.Sequence("tiers", Presence::kOptional);
   for (size_t i = 0; i < tiers.size(); ++i) {
     YamlFields t(tiers[i], f.file(), f.FieldPath("tiers[" + std::to_string(i) + "]"), f.sink());

@@ -115,6 +115,13 @@ Status ValidatePlan(const TransformerSpec& s, const ParallelPlan& p) {
                              "virtual stages need pipeline parallelism"));
   DLSIM_RETURN_IF_ERROR(Need(p.zero_stage >= 0 && p.zero_stage <= 3, "parallel.zero",
                              "must be 0, 1, 2 or 3, got " + std::to_string(p.zero_stage)));
+  DLSIM_RETURN_IF_ERROR(Need(p.zero_shard >= 0 && p.zero_shard <= p.data &&
+                                 (p.zero_shard == 0 || p.data % p.zero_shard == 0),
+                             "parallel.zero_shard",
+                             "must divide data parallelism " + std::to_string(p.data) + ", got " +
+                                 std::to_string(p.zero_shard)));
+  DLSIM_RETURN_IF_ERROR(Need(p.zero_shard == 0 || p.zero_stage >= 1, "parallel.zero_shard",
+                             "shards the ZeRO state: it needs zero 1, 2 or 3"));
   DLSIM_RETURN_IF_ERROR(Need(!(p.zero_stage >= 2 && p.pipeline > 1), "parallel.zero",
                              "ZeRO stage 2 and 3 shard gradients that the pipeline accumulates "
                              "over microbatches; use 0 or 1 with pipeline parallelism"));

@@ -58,6 +58,7 @@ void ParsePlan(YamlFields& root, const TransformerSpec& m, ParallelPlan* p) {
                                     : Recompute::kNone;
   p->zero_stage = static_cast<int>(
       std::stoi(f.Choice("zero", {"0", "1", "2", "3"}, "0")));
+  p->zero_shard = f.PositiveInt("zero_shard", Presence::kOptional, kMaxSize, 0);
   p->overlap_grad_reduce = Flag(f, "overlap_grad_reduce", false);
   p->dtype = f.Choice("dtype", {"bf16", "fp16"}, "bf16") == "fp16" ? DType::kFloat16
                                                                     : DType::kBFloat16;

@@ -28,6 +28,7 @@ ordered_json PlanJson(const ParallelPlan& p) {
   j["sequence_parallel"] = p.sequence_parallel;
   j["recompute"] = RecomputeName(p.recompute);
   j["zero"] = p.zero_stage;
+  j["zero_shard"] = p.zero_shard;
   j["overlap_grad_reduce"] = p.overlap_grad_reduce;
   j["dtype"] = DTypeName(p.dtype);
   j["framework"] = TrainingFrameworkName(p.framework);
@@ -86,7 +87,9 @@ std::string PlanLabel(const ParallelPlan& p) {
                 p.virtual_stages > 1 ? (" v " + std::to_string(p.virtual_stages)).c_str() : "",
                 static_cast<long long>(p.microbatch), p.sequence_parallel ? " sp" : "",
                 RecomputeName(p.recompute), p.zero_stage);
-  return buf;
+  std::string label = buf;
+  if (p.zero_shard > 0) label += " shard " + std::to_string(p.zero_shard);
+  return label;
 }
 
 void Line(std::ostream& out, const char* label, double s, double step) {
@@ -201,20 +204,21 @@ void WritePricedCallsCsv(std::ostream& out,
 void WriteLayoutCsv(std::ostream& out, const std::vector<ParallelStepEstimate>& layouts,
                     const ScaleReportContext& ctx) {
   out << "model,machine,gpus,tensor,pipeline,data,virtual_stages,microbatch,global_batch,"
-         "sequence_parallel,recompute,zero,dtype,step_s,step_p10_s,step_p90_s,compute_s,"
+         "sequence_parallel,recompute,zero,zero_shard,dtype,step_s,step_p10_s,step_p90_s,compute_s,"
          "tensor_comm_s,pipeline_comm_s,bubble_s,data_comm_s,optimizer_s,model_tflops_per_gpu,"
          "mfu,memory_gib,fits,mode\n";
   for (const ParallelStepEstimate& e : layouts) {
     const ParallelPlan& p = e.plan;
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+                  ",%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%s,%d,%lld,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
                   "%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%d,training\n",
                   static_cast<long long>(p.gpus()), static_cast<long long>(p.tensor),
                   static_cast<long long>(p.pipeline), static_cast<long long>(p.data),
                   static_cast<long long>(p.virtual_stages), static_cast<long long>(p.microbatch),
                   static_cast<long long>(p.global_batch), p.sequence_parallel ? 1 : 0,
-                  RecomputeName(p.recompute), p.zero_stage, DTypeName(p.dtype), e.time.step_s,
+                  RecomputeName(p.recompute), p.zero_stage, static_cast<long long>(p.zero_shard),
+                  DTypeName(p.dtype), e.time.step_s,
                   e.time.p10_step_s, e.time.p90_step_s, e.time.compute_s, e.time.tensor_comm_s,
                   e.time.pipeline_comm_s, e.time.bubble_s, e.time.data_comm_s, e.time.optimizer_s,
                   e.model_tflops_per_gpu, e.mfu, e.memory.total_bytes() / kGiB, e.fits ? 1 : 0);

@@ -50,6 +50,20 @@ TEST(ScaleCliTest, GpusWithoutSearchMustMatchTheLayout) {
   EXPECT_NE(r.output.find("--search"), std::string::npos) << r.output;
 }
 
+TEST(ScaleCliTest, HybridShardingIsInTheLayoutAndNeedsZero) {
+  // gpt3-175b.yaml: tensor 8, pipeline 8, data 16.
+  const auto r = RunDlsim("scale " + kJob + " --machine a100 --zero 1 --zero-shard 4");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("zero 1 shard 4"), std::string::npos) << r.output;
+  const auto json =
+      RunDlsim("scale " + kJob + " --machine a100 --zero 1 --zero-shard 4 --format json");
+  EXPECT_NE(json.output.find("\"zero_shard\": 4"), std::string::npos) << json.output;
+  const auto bad = RunDlsim("scale " + kJob + " --machine a100 --zero-shard 4");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("parallel.zero_shard: shards the ZeRO state"), std::string::npos)
+      << bad.output;
+}
+
 TEST(ScaleCliTest, BadJobFileNamesFileAndField) {
   const std::string path = WriteFile("scale/job.yaml",
                                      "name: x\nmodel:\n  layers: 2\n  hidden: -4\n");

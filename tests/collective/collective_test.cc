@@ -219,8 +219,65 @@ TEST(CollectiveModelTest, GroupInsideANodeIsTheNodesCollective) {
 
 TEST(CollectiveModelTest, SendUsesNvlinkInsideAndTheNicAcross) {
   CollectiveModel model(TwoNodeMachine(), CollectiveTable());
-  EXPECT_DOUBLE_EQ(model.SendTimeS(100e6, false), 2e-6 + 100e6 / 100e9);
-  EXPECT_DOUBLE_EQ(model.SendTimeS(100e6, true), 5e-6 + 100e6 / 25e9);
+  EXPECT_DOUBLE_EQ(model.SendTimeS(100e6, 1), 2e-6 + 100e6 / 100e9);
+  EXPECT_DOUBLE_EQ(model.SendTimeS(100e6, 2), 5e-6 + 100e6 / 25e9);
+}
+
+TEST(CollectiveModelTest, NvlsAllReduceInsideTheNodeWhenFaster) {
+  Machine m = TwoNodeMachine();
+  m.node.nvls = true;
+  CollectiveModel model(m, CollectiveTable());
+  // Ring: 10 us + 6 x 2 us + 6/4 x 4 ms = 6.022 ms. NVLS: 10 us + 2 x 2 us
+  // + (1 + 1/4) x 400e6 / 100e9 = 5.014 ms.
+  CommTime t = model.Time(Collective::kAllReduce, 4, 400e6);
+  EXPECT_EQ(t.method, "nvls");
+  EXPECT_DOUBLE_EQ(t.time_s, 14e-6 + 5e-3);
+  // Reduce-scatter and all-gather keep the ring; two GPUs, where the ring
+  // moves S/2 each way and NVLS 3S/2, too.
+  EXPECT_EQ(model.Time(Collective::kReduceScatter, 4, 400e6).method, "ring");
+  EXPECT_EQ(model.Time(Collective::kAllReduce, 2, 400e6).method, "ring");
+}
+
+Machine TaperedFabric(FabricTopology topology) {
+  Machine m = TwoNodeMachine();
+  m.system.nodes = 16;
+  m.system.fabric.topology = topology;
+  m.system.fabric.switch_ports = 8;     // fat tree: 4 down = 2 nodes of 2 NICs; rail: 4 nodes
+  m.system.fabric.nodes_per_group = 2;  // dragonfly
+  m.system.fabric.oversubscription = 4;
+  m.system.fabric.hop_latency_s = 1e-6;
+  return m;
+}
+
+TEST(CollectiveModelTest, FatTreeGroupWiderThanALeafCrossesTheTaperedSpine) {
+  CollectiveModel model(TaperedFabric(FabricTopology::kFatTree), CollectiveTable());
+  // Two nodes share a leaf: the NIC share as before.
+  EXPECT_DOUBLE_EQ(model.GroupTime(Collective::kAllReduce, 2, 1, 400e6).time_s,
+                   10e-6 + 10e-6 + 400e6 / 25e9);
+  // Four nodes: 25 GB/s x min(1, 2 leaf nodes / 4) and 5 + 2 x 1 us per
+  // step: ring 10 us + 6 x 7 us + 6/4 x 400e6 / 12.5e9 = 48.052 ms (tree:
+  // 64 ms).
+  CommTime t = model.GroupTime(Collective::kAllReduce, 4, 1, 400e6);
+  EXPECT_DOUBLE_EQ(t.time_s, 52e-6 + 48e-3);
+  EXPECT_DOUBLE_EQ(model.SendTimeS(100e6, 4), 7e-6 + 100e6 / 12.5e9);
+}
+
+TEST(CollectiveModelTest, RailSwitchHoldsOneNicOfMoreNodes) {
+  CollectiveModel rail(TaperedFabric(FabricTopology::kRailOptimized), CollectiveTable());
+  CollectiveModel flat(TwoNodeMachine(), CollectiveTable());
+  // Four nodes on one rail switch: no upper tier crossed.
+  EXPECT_DOUBLE_EQ(rail.GroupTime(Collective::kAllReduce, 4, 1, 400e6).time_s,
+                   flat.GroupTime(Collective::kAllReduce, 4, 1, 400e6).time_s);
+  EXPECT_GT(rail.GroupTime(Collective::kAllReduce, 8, 1, 400e6).time_s,
+            flat.GroupTime(Collective::kAllReduce, 8, 1, 400e6).time_s);
+}
+
+TEST(CollectiveModelTest, DragonflyGlobalHopsAddLatency) {
+  Machine m = TaperedFabric(FabricTopology::kDragonfly);
+  m.system.fabric.oversubscription = 1;  // global links as wide as the local ones
+  CollectiveModel model(m, CollectiveTable());
+  // Three groups of two nodes: bandwidth kept, 3 hops of 1 us per step.
+  EXPECT_DOUBLE_EQ(model.SendTimeS(100e6, 6), 8e-6 + 100e6 / 25e9);
 }
 
 }  // namespace

@@ -61,6 +61,19 @@ TEST(PeakGpuMemoryTest, ZeroStagesShardStateOverDataParallelism) {
   EXPECT_DOUBLE_EQ(none.optimizer_bytes, 12 * first);
 }
 
+TEST(PeakGpuMemoryTest, HybridShardingDividesStateByTheShardGroup) {
+  const TransformerSpec m = Gpt3();
+  ParallelPlan p = Plan(8, true, Recompute::kSelective);
+  p.data = 16, p.global_batch = 16;
+  const GpuMemory none = PeakGpuMemory(m, p);
+  p.zero_stage = 3, p.zero_shard = 4;  // four shards, four replicas of each
+  const GpuMemory hybrid = PeakGpuMemory(m, p);
+  EXPECT_DOUBLE_EQ(hybrid.weights_bytes, none.weights_bytes / 4);
+  EXPECT_DOUBLE_EQ(hybrid.gradients_bytes, none.gradients_bytes / 4);
+  EXPECT_DOUBLE_EQ(hybrid.optimizer_bytes, none.optimizer_bytes / 4);
+  EXPECT_DOUBLE_EQ(hybrid.activations_bytes, none.activations_bytes);
+}
+
 TEST(PeakGpuMemoryTest, FirstStageKeepsOneMicrobatchPerStage) {
   const TransformerSpec m = Gpt3();
   ParallelPlan p = Plan(8, true, Recompute::kSelective);

@@ -72,6 +72,43 @@ TEST(ParallelStepTest, TensorGroupsWiderThanANodeAreRefused) {
   EXPECT_NE(est.status().message().find("spans more than one node"), std::string::npos);
 }
 
+// ZeRO 1 over two nodes: reduce-scatter and all-gather inside each node's
+// shard group, the gradient shard all-reduced across the two replicas.
+TEST(ParallelStepTest, HybridShardingReducesInsideTheShardGroupThenAcrossReplicas) {
+  Fixture f;
+  const TransformerSpec m = SmallGpt();
+  ParallelPlan p;
+  p.data = 16, p.microbatch = 1, p.global_batch = 16, p.zero_stage = 1;
+  auto full = f.model.Estimate(m, p);
+  p.zero_shard = 8;
+  auto hybrid = f.model.Estimate(m, p);
+  ASSERT_TRUE(full.ok() && hybrid.ok()) << hybrid.status().message();
+  const double params = m.layers * m.LayerParams() + m.EmbeddingParams();
+  const double expected =
+      f.comm.GroupTime(Collective::kReduceScatter, 8, 8, 4 * params).time_s +
+      f.comm.GroupTime(Collective::kAllReduce, 2, 1, 4 * params / 8).time_s +
+      f.comm.GroupTime(Collective::kAllGather, 8, 8, 2 * params).time_s;
+  EXPECT_DOUBLE_EQ(hybrid->time.data_comm_s, expected);
+  EXPECT_DOUBLE_EQ(full->time.data_comm_s,
+                   f.comm.GroupTime(Collective::kReduceScatter, 16, 8, 4 * params).time_s +
+                       f.comm.GroupTime(Collective::kAllGather, 16, 8, 2 * params).time_s);
+  // Each GPU updates an eighth of the parameters, not a sixteenth.
+  EXPECT_GT(hybrid->time.optimizer_s, full->time.optimizer_s);
+  EXPECT_DOUBLE_EQ(hybrid->memory.optimizer_bytes, 2 * full->memory.optimizer_bytes);
+}
+
+TEST(ParallelStepTest, ShardOverEveryReplicaIsFullSharding) {
+  Fixture f;
+  ParallelPlan p;
+  p.data = 16, p.microbatch = 1, p.global_batch = 16, p.zero_stage = 3;
+  auto full = f.model.Estimate(SmallGpt(), p);
+  p.zero_shard = 16;
+  auto same = f.model.Estimate(SmallGpt(), p);
+  ASSERT_TRUE(full.ok() && same.ok());
+  EXPECT_DOUBLE_EQ(same->time.step_s, full->time.step_s);
+  EXPECT_DOUBLE_EQ(same->memory.total_bytes(), full->memory.total_bytes());
+}
+
 TEST(LayoutSearchTest, KeepsPinnedValuesAndSortsByStepTime) {
   Fixture f;
   LayoutSearchOptions o;

@@ -185,6 +185,42 @@ TEST(MachineValidation, RangesAndCrossChecks) {
             "machines/x.yaml: node.nic: required section is missing (nics_per_node is given)");
 }
 
+TEST(MachineValidation, FabricAndNvls) {
+  const std::string fat_tree =
+      With("  nodes: 2\n", "  nodes: 2\n  fabric: {topology: fat_tree, switch_ports: 64, "
+                           "oversubscription: 2, hop_latency_us: 0.5}\n");
+  auto m = LoadMachineFromString(With("efficiency: 0.8}", "efficiency: 0.8}\n  nvls: true"),
+                                 kFile);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_TRUE(m->node.nvls);
+  EXPECT_EQ(m->system.fabric.topology, FabricTopology::kFullBisection);
+  auto f = LoadMachineFromString(fat_tree, kFile);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->system.fabric.topology, FabricTopology::kFatTree);
+  EXPECT_EQ(f->system.fabric.switch_ports, 64);
+  EXPECT_DOUBLE_EQ(f->system.fabric.oversubscription, 2);
+  EXPECT_DOUBLE_EQ(f->system.fabric.hop_latency_s, 0.5e-6);
+  EXPECT_EQ(f->system.fabric.DomainNodes(8), 4);
+  EXPECT_EQ(ErrorOf(With("  nodes: 2\n", "  nodes: 2\n  fabric: {topology: fat_tree}\n")),
+            "machines/x.yaml: system.fabric.switch_ports: required field is missing (a positive "
+            "integer)");
+  EXPECT_EQ(ErrorOf(With("  nodes: 2\n", "  nodes: 2\n  fabric: {topology: dragonfly, "
+                                         "nodes_per_group: 8, switch_ports: 64}\n")),
+            "machines/x.yaml: system.fabric.switch_ports: applies to fat_tree and "
+            "rail_optimized only, not dragonfly");
+  auto fat_tree_with = [&](const std::string& from, const std::string& to) {
+    std::string text = fat_tree;
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  EXPECT_EQ(ErrorOf(fat_tree_with("oversubscription: 2", "oversubscription: 0.5")),
+            "machines/x.yaml: system.fabric.oversubscription: must be at least 1 (first tier's "
+            "bandwidth over the upper tier's)");
+  EXPECT_NE(ErrorOf(fat_tree_with("topology: fat_tree", "topology: torus"))
+                .find("machines/x.yaml: system.fabric.topology:"),
+            std::string::npos);
+}
+
 TEST(MachineValidation, SourcesAreCheckedAndMeasuredNumbersNeedOne) {
   const std::string measured = With("  memory_gib: 16\n",
                                     "  memory_gib: 16\n  measured_memory_bw_gbs: 450\n");

@@ -59,6 +59,32 @@ TEST(TrainingJobIoTest, LayoutThatDoesNotSuitTheModelNamesFileAndField) {
       << job.status().message();
 }
 
+TEST(TrainingJobIoTest, ReadsHybridShardingAndRefusesAShardThatDoesNotDivide) {
+  std::string text = kJob;
+  text.replace(text.find("  data: 2"), 9, "  data: 4");
+  text.replace(text.find("  global_batch: 32"), 18, "  global_batch: 64");
+  text.replace(text.find("  zero: 1"), 9, "  zero: 1\n  zero_shard: 2");
+  auto job = LoadTrainingJobFromString(text, "job.yaml");
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->plan.zero_shard, 2);
+  EXPECT_EQ(job->plan.shard_ranks(), 2);
+  EXPECT_EQ(job->plan.shard_replicas(), 2);
+  text.replace(text.find("  zero_shard: 2"), 15, "  zero_shard: 3");
+  auto bad = LoadTrainingJobFromString(text, "job.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("job.yaml: parallel.zero_shard: must divide data "
+                                        "parallelism 4, got 3"),
+            std::string::npos)
+      << bad.status().message();
+  text.replace(text.find("  zero_shard: 3"), 15, "  zero_shard: 2");
+  text.replace(text.find("  zero: 1"), 9, "  zero: 0");
+  auto no_zero = LoadTrainingJobFromString(text, "job.yaml");
+  ASSERT_FALSE(no_zero.ok());
+  EXPECT_NE(no_zero.status().message().find("parallel.zero_shard: shards the ZeRO state"),
+            std::string::npos)
+      << no_zero.status().message();
+}
+
 TEST(TrainingJobIoTest, MissingModelFieldIsAnError) {
   auto job = LoadTrainingJobFromString("name: x\nmodel:\n  layers: 2\n", "job.yaml");
   ASSERT_FALSE(job.ok());

@@ -132,6 +132,13 @@ class ScaleTest(unittest.TestCase):
         self.assertEqual(got, want)
         self.assertTrue(all(l["plan"]["tensor"] == 8 for l in got["layouts"]))
 
+    def test_hybrid_sharding_as_the_cli(self):
+        got = dlsim.scale(self.JOB, machine="a100", zero=1, zero_shard=4)
+        want = json.loads(cli("scale", self.JOB, "--machine", "a100", "--zero", "1",
+                              "--zero-shard", "4", "--format", "json"))
+        self.assertEqual(got, want)
+        self.assertEqual(got["plan"]["zero_shard"], 4)
+
     def test_bad_layout_names_the_field(self):
         with self.assertRaises(dlsim.Error) as e:
             dlsim.scale(self.JOB, tensor=5)

@@ -71,7 +71,7 @@ bool FitRingLink(const CollectiveTable& table, AlphaBeta* link);
 
 struct CommTime {
   double time_s = 0;
-  std::string method;  // "nccl table", "ring", "tree", "hierarchical"
+  std::string method;  // "nccl table", "ring", "tree", "nvls", "hierarchical"
 };
 
 // The collectives of one machine: its tables first, else alpha-beta over its
@@ -90,17 +90,28 @@ class CollectiveModel {
   // its share of the node's NICs (every GPU of a node sends at once, in its
   // own group).
   CommTime GroupTime(Collective c, int ranks, int ranks_per_node, double bytes) const;
-  // One point-to-point send (pipeline stages): the NVLink inside a node, a
-  // GPU's share of the NICs across nodes.
-  double SendTimeS(double bytes, bool across_nodes) const;
+  // One point-to-point send (pipeline stages) between GPUs of a group that
+  // spans `nodes` nodes: the NVLink inside a node, a GPU's share of the NICs
+  // across nodes (through the fabric's upper tier when they span more than
+  // one first-tier domain).
+  double SendTimeS(double bytes, int nodes) const;
+  // NCCL's NVLS all-reduce inside a node (node.nvls): each GPU's buffer read
+  // once by the switch, which reduces it, and its reduced share multicast
+  // back: launch + 2 alpha + (1 + 1/p) S / B.
+  static double NvlsAllReduceTimeS(int ranks, double bytes, const AlphaBeta& link);
   const CollectiveTable& table() const { return table_; }
 
  private:
   // `per_node` GPUs in each of `nodes` nodes.
   CommTime HierarchicalTime(Collective c, int per_node, int nodes, double bytes) const;
-  AlphaBeta NicShare() const;  // one GPU's share of its node's NICs
+  // One GPU's share of its node's NICs, for traffic among `nodes` nodes: a
+  // group wider than a first-tier domain crosses the upper tier at
+  // min(1, domain nodes / oversubscription) of that share (each domain's
+  // uplinks carry one ring edge per GPU of a node), with its hops' latency.
+  AlphaBeta AcrossNodes(int nodes) const;
 
   NodeSpec node_;
+  FabricSpec fabric_;
   CollectiveTable table_;
 };
 

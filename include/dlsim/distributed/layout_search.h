@@ -25,6 +25,7 @@ struct LayoutSearchOptions {
   std::vector<Recompute> recomputes = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
   std::vector<bool> sequence_parallel = {false, true};
   std::vector<int> zero_stages = {0, 1, 3};
+  int64_t zero_shard = 0;  // hybrid sharding's group, pinned (0: shard over all replicas)
   size_t keep = 10;  // best layouts returned
 };
 

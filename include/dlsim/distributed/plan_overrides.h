@@ -17,6 +17,7 @@ struct PlanOverrides {
   int64_t tensor = 0, pipeline = 0, data = 0, virtual_stages = 0, microbatch = 0;
   int64_t global_batch = 0;
   int zero = -1;
+  int64_t zero_shard = 0;
   std::string recompute;          // none, selective, full
   std::string sequence_parallel;  // true, false
   bool overlap_grad_reduce = false;

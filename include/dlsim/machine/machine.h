@@ -83,6 +83,31 @@ struct NodeSpec {
   // Fixed cost of one collective (NCCL launch and protocol set-up), on top
   // of the per-step link latency.
   double collective_launch_s = 0;
+  // The NVSwitch reduces in the switch (NVLink SHARP: HGX H100/H200), so an
+  // all-reduce inside the node can take NCCL's NVLS algorithm.
+  bool nvls = false;
+};
+
+// How the nodes' NICs are switched (docs/parallel.md, "The network").
+enum class FabricTopology { kFullBisection, kFatTree, kRailOptimized, kDragonfly };
+const char* FabricTopologyName(FabricTopology t);  // "full_bisection", "fat_tree", ...
+
+// The scale-out fabric: a first tier (a leaf switch, a rail switch, a
+// dragonfly group) whose nodes reach each other at full NIC bandwidth, and
+// an upper tier (spine, global links) `oversubscription` times thinner.
+struct FabricSpec {
+  FabricTopology topology = FabricTopology::kFullBisection;
+  int switch_ports = 0;         // fat tree, rail-optimised: ports of a first-tier switch
+  int nodes_per_group = 0;      // dragonfly
+  double oversubscription = 1;  // >= 1: first tier's bandwidth over the upper tier's
+  double hop_latency_s = 0;     // per switch crossed in the upper tier
+  // Nodes one first-tier domain holds: half a switch's ports face down, all
+  // of a node's NICs on one leaf (fat tree) or one NIC per rail switch (rail-
+  // optimised, the same local rank of every node); 0 = unbounded.
+  int DomainNodes(int nics_per_node) const;
+  // Switches crossed beyond the first tier: up and down a spine (2), or a
+  // dragonfly's local, global and local hops (3).
+  int UpperTierHops() const;
 };
 
 struct NetworkTier {
@@ -94,7 +119,8 @@ struct NetworkTier {
 struct SystemSpec {
   std::string name;
   int nodes = 1;
-  std::vector<NetworkTier> tiers;
+  std::vector<NetworkTier> tiers;  // descriptive; `fabric` is what is priced
+  FabricSpec fabric;
 };
 
 struct CalibrationSpec {

@@ -53,7 +53,11 @@ const char* TrainingFrameworkName(TrainingFramework f);  // "megatron", "pytorch
 // The parallel layout: tensor (Megatron column/row split), pipeline (1F1B,
 // interleaved when virtual_stages > 1) and data parallelism, with ZeRO
 // sharding of the data-parallel replicas (1: optimizer state, 2: and
-// gradients, 3: and weights, as FSDP's full sharding).
+// gradients, 3: and weights, as FSDP's full sharding). With `zero_shard`,
+// each shard spans that many data-parallel GPUs and the shards are
+// replicated across the rest (FSDP's and DeepSpeed's hybrid sharding):
+// gathers and reduce-scatters inside a shard group, then an all-reduce of
+// each GPU's gradient shard across the replicas.
 struct ParallelPlan {
   int64_t tensor = 1;
   int64_t pipeline = 1;
@@ -64,6 +68,7 @@ struct ParallelPlan {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
   int zero_stage = 0;
+  int64_t zero_shard = 0;  // data-parallel GPUs one shard spans; 0 = all of them
   // The data-parallel gradient reduction overlaps the last microbatch's
   // backward (PyTorch DDP, Megatron --overlap-grad-reduce); otherwise it
   // runs after the pipeline flush.
@@ -73,6 +78,9 @@ struct ParallelPlan {
 
   int64_t gpus() const { return tensor * pipeline * data; }
   int64_t microbatches() const { return global_batch / (microbatch * data); }
+  // What ZeRO divides the state by, and how many copies of it there are.
+  int64_t shard_ranks() const { return zero_shard > 0 ? zero_shard : data; }
+  int64_t shard_replicas() const { return data / shard_ranks(); }
 };
 
 // Errors name the field: divisibility of heads, layers and batch by the
