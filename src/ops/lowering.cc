@@ -113,7 +113,10 @@ KernelCall CastCall(const LowerContext& ctx, const AutocastCast& cast, bool back
   call.kind = KernelKind::kCopy;
   call.library_call = "copy_kernel";
   call.phase = backward ? Phase::kBackward : Phase::kForward;
-  call.dtype = backward ? from : cast.to;
+  // A cast key names its source dtype (calibrate/torch_calibrate.py times a
+  // tensor of that dtype .to() the other): the input's in the forward, the
+  // cast-to dtype of the gradient coming back.
+  call.dtype = backward ? cast.to : from;
   call.math = MathMode::kFp32;
   call.AddParam("op", backward ? "cast_bwd" : "cast");
   call.AddParam("elems", t.num_elements());

@@ -41,16 +41,17 @@ TEST(Autocast, MatrixOpsRunLowNormsFp32WithTheCastsBetween) {
   auto lowered = LowerGraph(Mlp(), o);
   ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
   const auto& nodes = lowered->nodes;
-  // mm1: x and w1 cast to bf16 (4*64 and 64*32 elements), then the GEMM.
+  // mm1: x and w1 cast to bf16 (4*64 and 64*32 elements), then the GEMM. A
+  // cast key names its source dtype, as the calibration times it.
   std::vector<std::string> mm1 = Describe(nodes[0]);
   ASSERT_EQ(mm1.size(), 3u);
-  EXPECT_EQ(mm1[0], "fwd copy op=cast elems=256 dtype=bf16 math=fp32 layout=- r1024 w512");
-  EXPECT_EQ(mm1[1], "fwd copy op=cast elems=2048 dtype=bf16 math=fp32 layout=- r8192 w4096");
+  EXPECT_EQ(mm1[0], "fwd copy op=cast elems=256 dtype=fp32 math=fp32 layout=- r1024 w512");
+  EXPECT_EQ(mm1[1], "fwd copy op=cast elems=2048 dtype=fp32 math=fp32 layout=- r8192 w4096");
   EXPECT_NE(mm1[2].find("dtype=bf16"), std::string::npos) << mm1[2];
   // ln: its bf16 input cast to fp32, then the norm in fp32.
   std::vector<std::string> ln = Describe(nodes[1]);
   ASSERT_GE(ln.size(), 2u);
-  EXPECT_EQ(ln[0], "fwd copy op=cast elems=128 dtype=fp32 math=fp32 layout=- r256 w512");
+  EXPECT_EQ(ln[0], "fwd copy op=cast elems=128 dtype=bf16 math=fp32 layout=- r256 w512");
   EXPECT_NE(ln[1].find("dtype=fp32"), std::string::npos) << ln[1];
   // mm2: the fp32 norm output and w2 cast back to bf16.
   EXPECT_EQ(Describe(nodes[2]).size(), 3u);
@@ -109,7 +110,7 @@ TEST(Autocast, AnExportedGroupNormRunsFp32) {
   // last node) runs in fp32
   std::vector<std::string> norm = Describe(lowered->nodes[2]);
   ASSERT_EQ(norm.size(), 1u);
-  EXPECT_EQ(norm[0], "fwd copy op=cast elems=8192 dtype=fp32 math=fp32 layout=- r16384 w32768");
+  EXPECT_EQ(norm[0], "fwd copy op=cast elems=8192 dtype=bf16 math=fp32 layout=- r16384 w32768");
   std::vector<std::string> last = Describe(lowered->nodes[3]);
   ASSERT_EQ(last.size(), 1u);
   EXPECT_EQ(last[0].substr(0, 72), "fwd groupnorm_fwd n=2 c=64 groups=32 hw=64 dtype=fp32 math=fp32 layout=-");
