@@ -39,6 +39,11 @@ void FillStateBytes(double params, const ParallelPlan& p, GpuMemory* g) {
 
 }  // namespace
 
+double StageParamsPerGpu(const TransformerSpec& m, const ParallelPlan& p) {
+  const StageParams s = ParamsPerGpu(m, p);
+  return std::max(s.first, s.last);
+}
+
 double LayerActivationBytes(const TransformerSpec& m, const ParallelPlan& p) {
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(p.microbatch);
   const double h = static_cast<double>(m.hidden), t = static_cast<double>(p.tensor);

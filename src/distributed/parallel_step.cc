@@ -123,11 +123,14 @@ std::vector<ParallelStepModel::PricedCall> ParallelStepModel::MicrobatchCalls(
   add("layer", TransformerLayerCalls(m, p));
   add("framework", FrameworkLayerCalls(m, p));
   add("head", HeadCalls(m, p));
-  const double layers = static_cast<double>(m.layers) / p.pipeline;
-  const double params = (layers * m.LayerParams() + m.EmbeddingParams()) / p.tensor;
-  PassCalls step;
-  step.bwd = DdpStepCalls(m, p).calls;  // listed once; each runs DdpStepCalls().times
-  step.fwd = OptimizerCalls(p, params / (p.zero_stage >= 1 ? p.shard_ranks() : 1));
+  const double params = StageParamsPerGpu(m, p);
+  PassCalls step;  // each listed once; each runs its RepeatedCalls' times
+  step.bwd = DdpStepCalls(m, p).calls;
+  for (const KernelCall& c : GradAccumulationCalls(p, params).calls) step.bwd.push_back(c);
+  for (const RepeatedCalls& r :
+       OptimizerCalls(p, params / (p.zero_stage >= 1 ? p.shard_ranks() : 1))) {
+    step.fwd.insert(step.fwd.end(), r.calls.begin(), r.calls.end());
+  }
   add("step", step);
   return out;
 }
@@ -172,8 +175,10 @@ CommTimes CommOf(const CollectiveModel& comm, const TransformerSpec& m, const Pa
   const double tokens = static_cast<double>(p.microbatch) * m.seq_len;
   const double loss =
       tp > 1 ? 3 * comm.GroupTime(Collective::kAllReduce, tp, tp, 4 * tokens).time_s : 0;
-  c.embedding = 2 * op;
-  c.head = 2 * op + loss;
+  // Megatron's f and g: the embedding's all-reduce in the forward only, the
+  // head's in the backward only.
+  c.embedding = op;
+  c.head = op + loss;
   if (p.pipeline > 1) {
     // Neighbouring stages are tensor x data ranks apart: on other nodes when
     // that is a node or more, the whole pipeline over gpus / node nodes.
@@ -297,7 +302,7 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
 
   const double mb = static_cast<double>(p.microbatches());
   const double layers = static_cast<double>(m.layers) / p.pipeline;
-  const double stage_params = (layers * m.LayerParams() + m.EmbeddingParams()) / p.tensor;
+  const double stage_params = StageParamsPerGpu(m, p);
   const int dp_per_node = static_cast<int>(std::clamp<int64_t>(per_node / p.tensor, 1, p.data));
   DataParallelTimes dpt;
   dpt.layer_fwd_s = k.layer_fwd.s;
@@ -305,20 +310,26 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
   dpt.layers = layers;
   dpt.microbatches = mb;
   const double dp_exposed = ExposedDataParallelS(comm_, m, p, stage_params, dp_per_node, dpt);
-  Priced opt =
-      price_all(OptimizerCalls(p, stage_params / (p.zero_stage >= 1 ? p.shard_ranks() : 1)));
+  Priced opt;
+  for (const RepeatedCalls& r :
+       OptimizerCalls(p, stage_params / (p.zero_stage >= 1 ? p.shard_ranks() : 1))) {
+    opt.Add(price_all(r.calls), r.times);
+  }
   const RepeatedCalls ddp = DdpStepCalls(m, p);
   opt.Add(price_all(ddp.calls), ddp.times);
+  Priced accumulate;
+  const RepeatedCalls acc = GradAccumulationCalls(p, stage_params);
+  accumulate.Add(price_all(acc.calls), acc.times);
 
   StepTimes& t = est.time;
-  t.compute_s = mb * (pipe.busiest.s - pipe.busiest_re);
+  t.compute_s = mb * (pipe.busiest.s - pipe.busiest_re) + accumulate.s;
   t.recompute_s = mb * pipe.busiest_re;
   t.tensor_comm_s = mb * (pipe.busiest_comm - (p.pipeline > 1 ? c.sends : 0));
   t.pipeline_comm_s = p.pipeline > 1 ? mb * c.sends : 0;
   t.bubble_s = pipe.step_s - mb * pipe.t_max;
   t.data_comm_s = dp_exposed;
   t.optimizer_s = opt.s;
-  t.step_s = pipe.step_s + dp_exposed + opt.s;
+  t.step_s = pipe.step_s + dp_exposed + opt.s + accumulate.s;
   // The kernels' bands carried to the step (the bubble grows with the stage).
   const double kernel_s = mb * pipe.busiest.s, rest = t.step_s - kernel_s;
   const double scale = pipe.step_s / std::max(mb * pipe.t_max, 1e-30);

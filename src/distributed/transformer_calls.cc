@@ -62,6 +62,13 @@ struct CallFactory {
   KernelCall Copy(const char* op, int64_t elems) const {
     return Make(KernelKind::kCopy, op, {{"op", op}, {"elems", N(elems)}}, MathMode::kFp32);
   }
+  // A dtype conversion; a cast key names its *source* dtype, as
+  // calibrate/torch_calibrate.py times it (a tensor of that dtype .to() the other).
+  KernelCall Cast(const char* op, int64_t elems, DType source) const {
+    CallFactory from = *this;
+    from.dtype = source;
+    return from.Copy(op, elems);
+  }
   KernelCall Reduce(const char* op, int64_t rows, int64_t cols) const {
     return Make(KernelKind::kReduction, op, {{"op", op}, {"rows", N(rows)}, {"cols", N(cols)}},
                 MathMode::kFp32);
@@ -145,6 +152,17 @@ void CoreAttentionBwd(const CallFactory& f, const TransformerSpec& m, const Para
   out->bwd.push_back(f.Batched(d.batch_heads, d.seq, d.head_dim, d.seq, true, false));   // dK
 }
 
+// PyTorch's autocast runs LayerNorm in fp32 on a 16-bit residual stream: its
+// input cast up and its output cast back (`.to(x.dtype)`), and in the
+// backward each gradient the other way.
+void NormCasts(const CallFactory& f, const CallFactory& b, DType low, int64_t elems,
+               PassCalls* out) {
+  out->fwd.push_back(f.Cast("cast", elems, low));
+  out->fwd.push_back(f.Cast("cast", elems, DType::kFloat32));
+  out->bwd.push_back(b.Cast("cast_bwd", elems, DType::kFloat32));
+  out->bwd.push_back(b.Cast("cast_bwd", elems, low));
+}
+
 }  // namespace
 
 PassCalls TransformerLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
@@ -201,6 +219,15 @@ PassCalls EmbeddingCalls(const TransformerSpec& m, const ParallelPlan& p) {
   out.fwd.push_back(f.Pointwise("dropout", ln_tokens * m.hidden, 1));
   out.bwd.push_back(b.Pointwise("dropout_grad", ln_tokens * m.hidden, 2));
   out.bwd.push_back(b.Pointwise("embedding_grad", tokens * m.hidden, 2));  // scatter-add
+  if (p.framework == TrainingFramework::kPyTorch) {
+    // The fp32 token (and position) embeddings cast to the 16-bit residual
+    // stream, their gradients cast back.
+    const int casts = m.gated_ffn ? 1 : 2;
+    for (int i = 0; i < casts; ++i) {
+      out.fwd.push_back(f.Cast("cast", tokens * m.hidden, DType::kFloat32));
+      out.bwd.push_back(b.Cast("cast_bwd", tokens * m.hidden, p.dtype));
+    }
+  }
   return out;
 }
 
@@ -213,10 +240,24 @@ PassCalls HeadCalls(const TransformerSpec& m, const ParallelPlan& p) {
   PassCalls out;
   out.fwd.push_back(f.Norm(KernelKind::kLayerNormFwd, "layer_norm", ln_tokens, m.hidden));
   out.fwd.push_back(f.Gemm(tokens, vocab, m.hidden, false, false));
-  // Vocabulary-parallel cross-entropy: the logits in fp32, max, exp-sum.
-  out.fwd.push_back(f.Copy("cast", tokens * vocab));
-  out.fwd.push_back(f.Rows(KernelKind::kSoftmaxFwd, "cross_entropy", tokens, vocab));
-  out.bwd.push_back(b.Pointwise("cross_entropy_grad", tokens * vocab, 2));
+  // Vocabulary-parallel cross-entropy: the logits cast to fp32, and the
+  // loss (max, exp-sum) and its gradient computed on them in fp32.
+  CallFactory f32 = f, b32 = b;
+  f32.dtype = b32.dtype = DType::kFloat32;
+  out.fwd.push_back(f.Cast("cast", tokens * vocab, p.dtype));
+  out.fwd.push_back(f32.Rows(KernelKind::kSoftmaxFwd, "cross_entropy", tokens, vocab));
+  out.bwd.push_back(b32.Pointwise("cross_entropy_grad", tokens * vocab, 2));
+  if (p.framework == TrainingFramework::kPyTorch) {
+    // The logits' fp32 gradient back to 16 bits; the head weight cast for the
+    // GEMM and its gradient cast back (not with FSDP's 16-bit parameters); the
+    // final LayerNorm's casts as in a layer.
+    out.bwd.push_back(b.Cast("cast_bwd", tokens * vocab, DType::kFloat32));
+    if (p.zero_stage < 3) {
+      out.fwd.push_back(f.Cast("cast", vocab * m.hidden, DType::kFloat32));
+      out.bwd.push_back(b.Cast("cast_bwd", vocab * m.hidden, p.dtype));
+    }
+    NormCasts(f, b, p.dtype, ln_tokens * m.hidden, &out);
+  }
   out.bwd.push_back(b.Gemm(tokens, m.hidden, vocab, false, true));
   out.bwd.push_back(b.Gemm(m.hidden, vocab, tokens, true, false));
   out.bwd.push_back(b.Norm(KernelKind::kLayerNormBwd, "layer_norm_backward", ln_tokens, m.hidden));
@@ -251,19 +292,28 @@ std::vector<int64_t> CastWeights(const TransformerSpec& m, const ParallelPlan& p
 
 }  // namespace
 
-std::vector<KernelCall> OptimizerCalls(const ParallelPlan& p, double params) {
-  if (p.framework == TrainingFramework::kMegatron) return {FusedAdamCall(params)};
+std::vector<RepeatedCalls> OptimizerCalls(const ParallelPlan& p, double params) {
+  if (p.framework == TrainingFramework::kMegatron) return {{{FusedAdamCall(params)}, 1}};
   // torch.optim.AdamW (foreach): decay, lerp of m, scale of v, addcmul into
   // v, sqrt, divide, add eps, addcdiv into w; arity = fp32 tensors read.
+  // multi_tensor_apply launches at most kForeachChunk elements a kernel
+  // (320 blocks of 65,536): each pass is that many full launches and the rest.
+  constexpr int64_t kForeachChunk = 320 * 65536;
   CallFactory f = Factory(p, Phase::kOptimizer);
   f.dtype = DType::kFloat32;
   const int64_t n = static_cast<int64_t>(params);
-  std::vector<KernelCall> calls;
+  const int64_t full = n / kForeachChunk, rest = n % kForeachChunk;
+  std::vector<RepeatedCalls> out(2);
+  out[0].times = static_cast<double>(full);
+  out[1].times = rest > 0 ? 1 : 0;
   const std::pair<const char*, int64_t> passes[] = {
       {"adamw_decay", 1}, {"adamw_lerp", 2}, {"adamw_scale", 1}, {"adamw_addcmul", 2},
       {"adamw_sqrt", 1},  {"adamw_div", 1},  {"adamw_eps", 1},   {"adamw_addcdiv", 3}};
-  for (const auto& [op, arity] : passes) calls.push_back(f.Pointwise(op, n, arity));
-  return calls;
+  for (const auto& [op, arity] : passes) {
+    if (full > 0) out[0].calls.push_back(f.Pointwise(op, kForeachChunk, arity));
+    if (rest > 0) out[1].calls.push_back(f.Pointwise(op, rest, arity));
+  }
+  return out;
 }
 
 PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
@@ -271,15 +321,24 @@ PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
   if (p.framework == TrainingFramework::kMegatron) return out;
   CallFactory f = Factory(p, Phase::kForward);
   CallFactory b = Factory(p, Phase::kBackward);
-  b.dtype = DType::kFloat32;
+  const bool fsdp = p.zero_stage >= 3 && p.shard_ranks() > 1;
   int64_t layer_params = 0;
   for (int64_t n : CastWeights(m, p)) {
-    out.fwd.push_back(f.Copy("cast", n));
-    out.bwd.push_back(b.Copy("cast_bwd", n));
+    // Autocast casts each fp32 weight for its GEMM (again every microbatch:
+    // its cache lives for one autocast region) and the gradient back; FSDP's
+    // mixed precision keeps 16-bit parameters, so it has none.
+    if (!fsdp) {
+      out.fwd.push_back(f.Cast("cast", n, DType::kFloat32));
+      out.bwd.push_back(b.Cast("cast_bwd", n, p.dtype));
+    }
     layer_params += n;
   }
+  const LayerDims d = DimsOf(m, p);
+  for (int norm = 0; norm < 2; ++norm) NormCasts(f, b, p.dtype, d.ln_tokens * d.h, &out);
+  // The backward of splitting q, k and v out of one projection: a concat.
+  out.bwd.push_back(b.Copy("concat", d.tokens * d.qkv));
   if (p.recompute == Recompute::kFull) out.recompute = out.fwd;
-  if (p.zero_stage >= 3 && p.shard_ranks() > 1) {
+  if (fsdp) {
     // FSDP: the gathered weights split out of the all-gather buffer (forward
     // and backward), the gradients concatenated into the reduce-scatter one.
     out.fwd.push_back(f.Copy("fsdp_split", layer_params));
@@ -290,13 +349,23 @@ PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
   return out;
 }
 
+RepeatedCalls GradAccumulationCalls(const ParallelPlan& p, double params) {
+  RepeatedCalls out;
+  if (p.framework != TrainingFramework::kPyTorch || p.microbatches() <= 1) return out;
+  CallFactory f = Factory(p, Phase::kBackward);
+  f.dtype = DType::kFloat32;
+  out.calls.push_back(f.Pointwise("grad_accumulate", static_cast<int64_t>(params), 2));
+  out.times = static_cast<double>(p.microbatches() - 1);
+  return out;
+}
+
 RepeatedCalls DdpStepCalls(const TransformerSpec& m, const ParallelPlan& p) {
   RepeatedCalls out;
   if (p.framework != TrainingFramework::kPyTorch || p.zero_stage != 0 || p.data == 1) return out;
   CallFactory f = Factory(p, Phase::kBackward);
   f.dtype = DType::kFloat32;
   for (int64_t n : CastWeights(m, p)) out.calls.push_back(f.Pointwise("ddp_bucket_copy", n, 1));
-  out.times = 3.0 * static_cast<double>(m.layers) / p.pipeline;
+  out.times = 2.0 * static_cast<double>(m.layers) / p.pipeline;
   return out;
 }
 

@@ -61,14 +61,56 @@ TEST(TransformerLayerCallsTest, RecomputationRepeatsTheForward) {
   EXPECT_EQ(TransformerLayerCalls(m, p).recompute.size(), 4u);  // QK^T, softmax, dropout, PV
 }
 
-TEST(OptimizerCallsTest, PyTorchRunsEightForeachPasses) {
+TEST(OptimizerCallsTest, PyTorchRunsEightForeachPassesInChunks) {
   ParallelPlan p;
-  EXPECT_EQ(OptimizerCalls(p, 1e6).size(), 1u);
+  const std::vector<RepeatedCalls> fused = OptimizerCalls(p, 1e6);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(fused[0].calls.size(), 1u);
+  EXPECT_EQ(fused[0].times, 1);
   p.framework = TrainingFramework::kPyTorch;
-  const std::vector<KernelCall> calls = OptimizerCalls(p, 1e6);
-  ASSERT_EQ(calls.size(), 8u);
-  EXPECT_EQ(calls.back().Key(),
-            "elementwise op=adamw_addcdiv elems=1000000 arity=3 dtype=fp32 math=fp32 layout=-");
+  // 50,000,000 = 2 launches of 20,971,520 elements and one of 8,056,960.
+  const std::vector<RepeatedCalls> passes = OptimizerCalls(p, 5e7);
+  ASSERT_EQ(passes.size(), 2u);
+  ASSERT_EQ(passes[0].calls.size(), 8u);
+  EXPECT_EQ(passes[0].times, 2);
+  EXPECT_EQ(passes[0].calls.back().Key(),
+            "elementwise op=adamw_addcdiv elems=20971520 arity=3 dtype=fp32 math=fp32 layout=-");
+  ASSERT_EQ(passes[1].calls.size(), 8u);
+  EXPECT_EQ(passes[1].times, 1);
+  EXPECT_EQ(passes[1].calls.back().Key(),
+            "elementwise op=adamw_addcdiv elems=8056960 arity=3 dtype=fp32 math=fp32 layout=-");
+}
+
+TEST(FrameworkLayerCallsTest, CastKeysNameTheirSourceDtype) {
+  const TransformerSpec m = Gpt3();
+  ParallelPlan p;
+  p.tensor = 8, p.global_batch = 1, p.framework = TrainingFramework::kPyTorch;
+  const PassCalls calls = FrameworkLayerCalls(m, p);
+  // Forward: eight fp32 weights cast to bf16, then each LayerNorm's bf16
+  // input up and fp32 output down; backward: the gradients the other way and
+  // the q/k/v concat.
+  ASSERT_EQ(calls.fwd.size(), 12u);
+  EXPECT_EQ(calls.fwd[0].Key(), "copy op=cast elems=56623104 dtype=fp32 math=fp32 layout=-");
+  EXPECT_EQ(calls.fwd[8].Key(), "copy op=cast elems=25165824 dtype=bf16 math=fp32 layout=-");
+  EXPECT_EQ(calls.fwd[9].Key(), "copy op=cast elems=25165824 dtype=fp32 math=fp32 layout=-");
+  ASSERT_EQ(calls.bwd.size(), 13u);
+  EXPECT_EQ(calls.bwd[0].Key(), "copy op=cast_bwd elems=56623104 dtype=bf16 math=fp32 layout=-");
+  EXPECT_EQ(calls.bwd.back().Key(), "copy op=concat elems=9437184 dtype=bf16 math=fp32 layout=-");
+  // FSDP's parameters are 16-bit already: no weight casts.
+  p.data = 2, p.global_batch = 2, p.zero_stage = 3;
+  EXPECT_EQ(FrameworkLayerCalls(m, p).fwd.size(), 4u + 1u);  // norm casts and the split copy
+}
+
+TEST(GradAccumulationCallsTest, PyTorchAddsEachMicrobatchAfterTheFirst) {
+  ParallelPlan p;
+  p.microbatch = 1, p.global_batch = 4;
+  EXPECT_TRUE(GradAccumulationCalls(p, 1e6).calls.empty());  // Megatron: in the GEMM
+  p.framework = TrainingFramework::kPyTorch;
+  const RepeatedCalls acc = GradAccumulationCalls(p, 1e6);
+  ASSERT_EQ(acc.calls.size(), 1u);
+  EXPECT_EQ(acc.times, 3);
+  EXPECT_EQ(acc.calls[0].Key(),
+            "elementwise op=grad_accumulate elems=1000000 arity=2 dtype=fp32 math=fp32 layout=-");
 }
 
 TEST(ValidatePlanTest, NamesTheFieldThatDoesNotDivide) {

@@ -12,6 +12,11 @@ namespace dlsim {
 
 // Activation bytes one layer keeps for one microbatch until its backward.
 double LayerActivationBytes(const TransformerSpec& model, const ParallelPlan& plan);
+// Parameters one GPU of the stage that holds more holds, before ZeRO: the
+// first stage's layers and embedding, or the last's layers, final
+// LayerNorm and head (an untied head, or a tied one's copy on another
+// stage than the embedding).
+double StageParamsPerGpu(const TransformerSpec& model, const ParallelPlan& plan);
 // The larger of the first stage (embedding, most microbatches in flight)
 // and the last (vocabulary head and its logits).
 GpuMemory PeakGpuMemory(const TransformerSpec& model, const ParallelPlan& plan);
