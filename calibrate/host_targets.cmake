@@ -14,7 +14,8 @@ add_library(dlcal_host STATIC
   ${dlcal_dir}/src/stats.cc ${dlcal_dir}/src/sweeps.cc ${dlcal_dir}/src/machine_yaml.cc
   ${dlcal_dir}/src/records.cc ${dlcal_dir}/src/progress.cc ${dlcal_dir}/src/run_loop.cc
   ${dlcal_dir}/src/profile.cc)
-target_include_directories(dlcal_host PUBLIC ${dlcal_dir}/src ${dlcal_dir}/../include)
+target_include_directories(dlcal_host PUBLIC ${dlcal_dir}/src ${dlcal_dir}/../include
+                                      PRIVATE ${dlcal_dir}/../src)  # src/kernel's internal headers
 target_compile_options(dlcal_host PRIVATE -Wall -Wextra)
 
 add_executable(dlsim-calibrate-host-test ${dlcal_dir}/tests/host_test.cc)

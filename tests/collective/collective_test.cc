@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "../../src/estimate/gradient_allreduce.h"
+#include "estimate/gradient_allreduce.h"
 
 namespace dlsim {
 namespace {

@@ -1,5 +1,5 @@
 // Eager dispatch lookup: dtype-qualified entry, then the kind's, then the default.
-#include "../../src/estimate/dispatch.h"
+#include "estimate/dispatch.h"
 
 #include <gtest/gtest.h>
 

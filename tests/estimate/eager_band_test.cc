@@ -1,6 +1,6 @@
 // The eager estimate's band: by whether the host was calibrated on the
 // machine, and by mode; none when no host is modelled.
-#include "../../src/estimate/eager_band.h"
+#include "estimate/eager_band.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SGD's multi-tensor path as PyTorch's foreach ops run it
 // (src/ops/foreach_optimizer.h): the chunks, the launches and their bytes.
-#include "../../src/ops/foreach_optimizer.h"
+#include "ops/foreach_optimizer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Channels-last propagation (src/ops/memory_format.h) and what the lowering
 // makes of it, on a ConvNeXt-like block.
-#include "../../src/ops/memory_format.h"
+#include "ops/memory_format.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // the feature rows it encodes, the trees' save/load round trip, and the fit
 // choosing the trees where a class's times follow a pattern (alignment) the
 // base model cannot express and the nearest keys get wrong.
-#include "../../src/perfdb/fit_boosted.h"
+#include "perfdb/fit_boosted.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Iteration counting and the alignment of kernels against expected calls.
-#include "../../src/profile/align.h"
+#include "profile/align.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The inline-SVG chart builders of the HTML report: escaping, label cutting,
 // geometry of bars, and the roofline's handling of points it cannot place.
-#include "../../src/report/svg_charts.h"
+#include "report/svg_charts.h"
 
 #include <gtest/gtest.h>
 
