@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes calibration/jobs/rnn-sweep.txt: recurrent-layer configurations drawn
 at random (fixed seed) so that each of cuDNN's three RNN algorithms, as
-PyTorch picks them (include/dlsim/perfdb/rnn_algo.h), has keys across its
+PyTorch picks them (src/perfdb/rnn_algo.h), has keys across its
 whole range (docs/calibration.md, "RNN sweep").
 
 The generic sweep (make_generic_sweep_jobs.py) drew its 120 RNN keys with one

@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "dlsim/kernel/work.h"
-#include "dlsim/perfdb/rnn_algo.h"
+#include "rnn_algo.h"
 
 namespace dlsim::perfdb_internal {
 namespace {

@@ -1,6 +1,6 @@
 // Which cuDNN RNN algorithm PyTorch runs, from the key's parameters, and the
-// fitted model's serial terms (include/dlsim/perfdb/rnn_algo.h).
-#include "dlsim/perfdb/rnn_algo.h"
+// fitted model's serial terms (src/perfdb/rnn_algo.h).
+#include "rnn_algo.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "dlsim/perfdb/rnn_algo.h"
+#include "perfdb/rnn_algo.h"
 
 #include <gtest/gtest.h>
 

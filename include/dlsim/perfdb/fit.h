@@ -35,7 +35,7 @@ const char* FitCorrectionName(FitCorrection c);  // "neighbours", "boosted"
 //   base_s = t0_s + s_per_flop * flops / wave_efficiency + s_per_byte * bytes
 //            + sum_i s_per_term[i] * term_i
 // (s_per_flop is 0 for memory-bound kinds; the terms are kind-specific, an
-// RNN's serial steps per cuDNN algorithm, dlsim/perfdb/rnn_algo.h) times the neighbour correction, the
+// RNN's serial steps per cuDNN algorithm, src/perfdb/rnn_algo.h) times the neighbour correction, the
 // weighted geometric mean of measured / base over the class's measured keys
 // nearest to the query (docs/perfdb.md, "Neighbour correction"), and never
 // below min_s_per_flop * flops.

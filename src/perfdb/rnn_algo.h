@@ -8,8 +8,8 @@
 //                   weights on chip (small hidden sizes)
 //   persist static  one persistent kernel per layer for fp16 LSTMs and plain
 //                   RNNs whose batch is a multiple of 8
-#ifndef DLSIM_PERFDB_RNN_ALGO_H_
-#define DLSIM_PERFDB_RNN_ALGO_H_
+#ifndef DLSIM_SRC_PERFDB_RNN_ALGO_H_
+#define DLSIM_SRC_PERFDB_RNN_ALGO_H_
 
 #include <cstdint>
 #include <string>
@@ -54,4 +54,4 @@ Result<std::vector<double>> RnnSerialTerms(const ParsedKey& key, int64_t sm_coun
 
 }  // namespace dlsim
 
-#endif  // DLSIM_PERFDB_RNN_ALGO_H_
+#endif  // DLSIM_SRC_PERFDB_RNN_ALGO_H_
