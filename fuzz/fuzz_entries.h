@@ -24,7 +24,7 @@
 #include "dlsim/machine/workload_io.h"
 #include "dlsim/distributed/layout_search.h"
 #include "dlsim/model/onnx_import.h"
-#include "dlsim/kernel/work.h"
+#include "kernel/work.h"
 #include "dlsim/perfdb/perf_db.h"
 #include "dlsim/perfdb/record.h"
 #include "dlsim/profile/trace.h"

@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "dlsim/kernel/key.h"
-#include "dlsim/kernel/key_params.h"
+#include "kernel/key_params.h"
 
 namespace dlcal {
 bool Key::Has(const std::string& name) const {

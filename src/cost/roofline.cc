@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dlsim/kernel/tiles.h"
 #include "dlsim/machine/achievable.h"
+#include "kernel/tiles.h"
 
 namespace dlsim {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "dlsim/kernel/work.h"
 #include "dlsim/util/optimizer.h"
+#include "kernel/work.h"
 
 namespace dlsim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "dlsim/kernel/work.h"
+#include "kernel/work.h"
 
 namespace dlsim {
 

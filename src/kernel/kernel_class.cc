@@ -3,7 +3,7 @@
 // traces under tests/data/traces); the order of the tests matters because
 // names nest (a cuDNN batch-norm kernel's parameters mention cudnnTensorStruct,
 // a cuDNN convolution may be an "implicit_gemm").
-#include "dlsim/kernel/kernel_class.h"
+#include "kernel_class.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "dlsim/kernel/key_params.h"
+#include "key_params.h"
 
 #include <map>
 

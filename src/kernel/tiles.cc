@@ -1,8 +1,8 @@
-#include "dlsim/kernel/tiles.h"
+#include "tiles.h"
 
 #include <algorithm>
 
-#include "dlsim/kernel/work.h"
+#include "work.h"
 
 namespace dlsim {
 namespace {

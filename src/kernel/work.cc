@@ -4,12 +4,12 @@
 // at the key's dtype, which is what a roofline takes as compulsory traffic.
 // These are the only FLOP formulas: the lowering takes every call's FLOPs
 // from here (CallFlops), so a kind's FLOPs are written once (issue 21).
-#include "dlsim/kernel/work.h"
+#include "work.h"
 
 #include <map>
 
-#include "dlsim/kernel/key_params.h"
 #include "dlsim/util/optimizer.h"
+#include "key_params.h"
 
 namespace dlsim {
 namespace {

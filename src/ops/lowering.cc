@@ -2,7 +2,7 @@
 
 #include "dlsim/ops/op_registry.h"
 #include "autocast.h"
-#include "dlsim/kernel/work.h"
+#include "kernel/work.h"
 #include "foreach_optimizer.h"
 #include "framework_fusion.h"
 

@@ -12,8 +12,8 @@
 #include <set>
 
 #include "dlsim/kernel/layout.h"
-#include "dlsim/kernel/tiles.h"
-#include "dlsim/kernel/work.h"
+#include "kernel/tiles.h"
+#include "kernel/work.h"
 
 namespace dlsim::perfdb_internal {
 namespace {

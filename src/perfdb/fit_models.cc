@@ -10,11 +10,11 @@
 #include <map>
 #include <memory>
 
-#include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/fit.h"
 #include "fit_boosted.h"
 #include "fit_neighbours.h"
 #include "fit_solver.h"
+#include "kernel/work.h"
 
 namespace dlsim {
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "dlsim/kernel/work.h"
+#include "kernel/work.h"
 #include "rnn_algo.h"
 
 namespace dlsim::perfdb_internal {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dlsim/kernel/kernel_call.h"
-#include "dlsim/kernel/work.h"
+#include "kernel/work.h"
 
 namespace dlsim {
 namespace {

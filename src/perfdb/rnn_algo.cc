@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "dlsim/kernel/key_params.h"
+#include "kernel/key_params.h"
 
 namespace dlsim {
 namespace {

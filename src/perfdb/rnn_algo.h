@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "dlsim/kernel/key.h"
-#include "dlsim/kernel/work.h"
 #include "dlsim/util/status.h"
+#include "kernel/work.h"
 
 namespace dlsim {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "dlsim/kernel/kernel_call.h"
-#include "dlsim/kernel/kernel_class.h"
 #include "dlsim/util/status.h"
+#include "kernel/kernel_class.h"
 
 namespace dlsim {
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "dlsim/kernel/kernel_class.h"
+#include "kernel/kernel_class.h"
 
 namespace dlsim {
 namespace {

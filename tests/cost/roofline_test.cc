@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "dlsim/kernel/tiles.h"
+#include "kernel/tiles.h"
 
 namespace dlsim {
 namespace {

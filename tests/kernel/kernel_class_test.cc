@@ -1,5 +1,5 @@
 // Kernel classes from the names cuDNN, cuBLAS and PyTorch kernels carry.
-#include "dlsim/kernel/kernel_class.h"
+#include "kernel/kernel_class.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <map>
 
 #include "dlsim/kernel/key.h"
-#include "dlsim/kernel/key_params.h"
-#include "dlsim/kernel/work.h"
+#include "kernel/key_params.h"
+#include "kernel/work.h"
 
 namespace dlsim {
 namespace {

@@ -1,8 +1,8 @@
-#include "dlsim/kernel/tiles.h"
+#include "kernel/tiles.h"
 
 #include <gtest/gtest.h>
 
-#include "dlsim/kernel/work.h"
+#include "kernel/work.h"
 
 namespace dlsim {
 namespace {

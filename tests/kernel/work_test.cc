@@ -1,4 +1,4 @@
-#include "dlsim/kernel/work.h"
+#include "kernel/work.h"
 
 #include <gtest/gtest.h>
 

@@ -10,10 +10,10 @@
 #include <map>
 #include <set>
 
-#include "dlsim/kernel/work.h"
 #include "dlsim/model/onnx_import.h"
 #include "dlsim/ops/lowering.h"
 #include "dlsim/util/optimizer.h"
+#include "kernel/work.h"
 
 namespace dlsim {
 namespace {

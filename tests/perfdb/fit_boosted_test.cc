@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/kernel/tiles.h"
-#include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/fit.h"
+#include "kernel/tiles.h"
+#include "kernel/work.h"
 #include "perfdb_test_util.h"
 
 namespace dlsim {

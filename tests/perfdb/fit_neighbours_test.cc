@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/fit.h"
+#include "kernel/work.h"
 #include "perfdb_test_util.h"
 
 namespace dlsim {

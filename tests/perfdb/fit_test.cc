@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "dlsim/kernel/work.h"
 #include "dlsim/perfdb/perf_db.h"
+#include "kernel/work.h"
 #include "perfdb_test_util.h"
 
 namespace dlsim {

@@ -1,8 +1,8 @@
 // The parameters each kernel kind requires, and typed access to a key's
 // parameters. Work formulas, the RNN algorithm choice and dlsim-calibrate
 // read keys through these, so all report a bad parameter the same way.
-#ifndef DLSIM_KERNEL_KEY_PARAMS_H_
-#define DLSIM_KERNEL_KEY_PARAMS_H_
+#ifndef DLSIM_SRC_KERNEL_KEY_PARAMS_H_
+#define DLSIM_SRC_KERNEL_KEY_PARAMS_H_
 
 #include <cstdint>
 #include <string>
@@ -40,4 +40,4 @@ class KeyParams {
 
 }  // namespace dlsim
 
-#endif  // DLSIM_KERNEL_KEY_PARAMS_H_
+#endif  // DLSIM_SRC_KERNEL_KEY_PARAMS_H_

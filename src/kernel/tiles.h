@@ -1,8 +1,8 @@
 // SM-wave quantisation: a GEMM-like kernel covers its output with 128x128
 // tiles, one thread block each, run in waves of one block per SM; the last
 // wave may leave SMs idle.
-#ifndef DLSIM_KERNEL_TILES_H_
-#define DLSIM_KERNEL_TILES_H_
+#ifndef DLSIM_SRC_KERNEL_TILES_H_
+#define DLSIM_SRC_KERNEL_TILES_H_
 
 #include <cstdint>
 
@@ -46,4 +46,4 @@ RowPass CallRowPass(const KernelCall& call);
 
 }  // namespace dlsim
 
-#endif  // DLSIM_KERNEL_TILES_H_
+#endif  // DLSIM_SRC_KERNEL_TILES_H_

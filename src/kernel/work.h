@@ -2,16 +2,16 @@
 // calls, the output-tile count that decides SM-wave quantisation (tiles.h).
 // Computed from the key's parameters alone (docs/kernel-keys.md); the
 // features of the fitted models (docs/perfdb.md, "Fitted models").
-#ifndef DLSIM_KERNEL_WORK_H_
-#define DLSIM_KERNEL_WORK_H_
+#ifndef DLSIM_SRC_KERNEL_WORK_H_
+#define DLSIM_SRC_KERNEL_WORK_H_
 
 #include <cstdint>
 #include <string>
 
 #include "dlsim/kernel/kernel_call.h"
 #include "dlsim/kernel/key.h"
-#include "dlsim/kernel/tiles.h"
 #include "dlsim/util/status.h"
+#include "tiles.h"
 
 namespace dlsim {
 
@@ -47,4 +47,4 @@ int RnnGates(const std::string& cell);
 
 }  // namespace dlsim
 
-#endif  // DLSIM_KERNEL_WORK_H_
+#endif  // DLSIM_SRC_KERNEL_WORK_H_

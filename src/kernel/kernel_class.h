@@ -2,8 +2,8 @@
 // (convolution, GEMM, batch norm, ...) and a short name for people. The
 // aligner uses the class to decide which of the lowering's calls a kernel
 // can belong to (docs/compare.md lists the name patterns).
-#ifndef DLSIM_KERNEL_KERNEL_CLASS_H_
-#define DLSIM_KERNEL_KERNEL_CLASS_H_
+#ifndef DLSIM_SRC_KERNEL_KERNEL_CLASS_H_
+#define DLSIM_SRC_KERNEL_KERNEL_CLASS_H_
 
 #include <string>
 
@@ -51,4 +51,4 @@ std::string ShortKernelName(const std::string& kernel_name);
 
 }  // namespace dlsim
 
-#endif  // DLSIM_KERNEL_KERNEL_CLASS_H_
+#endif  // DLSIM_SRC_KERNEL_KERNEL_CLASS_H_
