@@ -1,4 +1,4 @@
-#include "dlsim/model/einsum_equation.h"
+#include "einsum_equation.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,6 @@
 // Einsum output shapes: explicit ("bij,bjk->bik") and implicit equations,
-// with "..." broadcasting (parsed by dlsim/model/einsum_equation.h).
-#include "dlsim/model/einsum_equation.h"
+// with "..." broadcasting (parsed by einsum_equation.h).
+#include "einsum_equation.h"
 #include "shape_rules.h"
 
 namespace dlsim {

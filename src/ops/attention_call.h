@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 
 namespace dlsim {
 

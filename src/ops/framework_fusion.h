@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 
 namespace dlsim {
 

@@ -7,8 +7,8 @@
 // kernel produces them: PyTorch's math attention runs QKᵀ as a
 // strided-batched GEMM, a softmax, and P·V as another GEMM.
 #include "attention_call.h"
-#include "dlsim/ops/op_registry.h"
 #include "gemm_call.h"
+#include "op_registry.h"
 #include "row_call.h"
 
 namespace dlsim {

@@ -1,7 +1,7 @@
 // Conv and ConvTranspose -> cuDNN convolution calls.
 #include <algorithm>
 
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 
 namespace dlsim {
 namespace {

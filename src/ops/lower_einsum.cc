@@ -11,9 +11,9 @@
 #include <set>
 #include <utility>
 
-#include "dlsim/model/einsum_equation.h"
-#include "dlsim/ops/op_registry.h"
 #include "gemm_call.h"
+#include "model/einsum_equation.h"
+#include "op_registry.h"
 
 namespace dlsim {
 namespace {

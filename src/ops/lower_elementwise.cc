@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 
 namespace dlsim {
 namespace {

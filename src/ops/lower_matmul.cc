@@ -1,8 +1,8 @@
 // Gemm and MatMul -> cuBLAS GEMM (strided-batched for batched MatMul).
 #include <algorithm>
 
-#include "dlsim/ops/op_registry.h"
 #include "gemm_call.h"
+#include "op_registry.h"
 
 namespace dlsim {
 namespace {

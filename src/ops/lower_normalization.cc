@@ -2,7 +2,7 @@
 // InstanceNormalization, Softmax, LRN.
 #include <algorithm>
 
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 #include "row_call.h"
 
 namespace dlsim {

@@ -1,7 +1,7 @@
 // MaxPool/AveragePool -> cuDNN pooling; global pooling -> a reduction.
 #include <algorithm>
 
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 
 namespace dlsim {
 namespace {

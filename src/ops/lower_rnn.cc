@@ -2,7 +2,7 @@
 // bidirectional); a stack of layers that PyTorch runs as one multi-layer
 // nn.LSTM/nn.GRU call is one call here too (framework_fusion.cc).
 #include "framework_fusion.h"
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 
 namespace dlsim {
 namespace {

@@ -1,6 +1,6 @@
 #include "dlsim/ops/lowering.h"
 
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 #include "autocast.h"
 #include "kernel/work.h"
 #include "foreach_optimizer.h"

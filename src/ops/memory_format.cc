@@ -3,7 +3,7 @@
 #include <map>
 #include <vector>
 
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 
 namespace dlsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "dlsim/ops/op_registry.h"
+#include "op_registry.h"
 
 #include "autocast.h"
 #include <algorithm>

@@ -1,5 +1,5 @@
 // ParseEinsumEquation: labels, ellipsis expansion, implicit outputs, errors.
-#include "dlsim/model/einsum_equation.h"
+#include "model/einsum_equation.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The explicit per-op lowering registry: one table filled by
 // RegisterBuiltinOps (no static self-registration).
-#ifndef DLSIM_OPS_OP_REGISTRY_H_
-#define DLSIM_OPS_OP_REGISTRY_H_
+#ifndef DLSIM_SRC_OPS_OP_REGISTRY_H_
+#define DLSIM_SRC_OPS_OP_REGISTRY_H_
 
 #include <functional>
 #include <map>
@@ -127,4 +127,4 @@ KernelCall ReductionCall(const LowerContext& ctx, const std::string& op, int64_t
 
 }  // namespace dlsim
 
-#endif  // DLSIM_OPS_OP_REGISTRY_H_
+#endif  // DLSIM_SRC_OPS_OP_REGISTRY_H_

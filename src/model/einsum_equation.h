@@ -1,8 +1,8 @@
 // Einsum equations ("bhqd,bhkd->bhqk", implicit "ij,jk", "...ij->...ji"):
 // parsed once into per-dim labels, for the Einsum shape rule and the Einsum
 // lowering alike.
-#ifndef DLSIM_MODEL_EINSUM_EQUATION_H_
-#define DLSIM_MODEL_EINSUM_EQUATION_H_
+#ifndef DLSIM_SRC_MODEL_EINSUM_EQUATION_H_
+#define DLSIM_SRC_MODEL_EINSUM_EQUATION_H_
 
 #include <cstdint>
 #include <map>
@@ -44,4 +44,4 @@ Shape EinsumOutputShape(const EinsumEquation& equation);
 
 }  // namespace dlsim
 
-#endif  // DLSIM_MODEL_EINSUM_EQUATION_H_
+#endif  // DLSIM_SRC_MODEL_EINSUM_EQUATION_H_
