@@ -1,4 +1,4 @@
-#include "dlsim/cost/variant_pricing.h"
+#include "variant_pricing.h"
 
 #include "db_pricers.h"
 #include "dlsim/cost/roofline.h"

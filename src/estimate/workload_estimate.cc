@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dlsim/cost/variant_pricing.h"
+#include "cost/variant_pricing.h"
 #include "dlsim/model/onnx_import.h"
 
 namespace dlsim {

@@ -6,8 +6,8 @@
 // database (about 0.2 s for the bundled H100); VariantPricing loads it once
 // and lets the caller price each call on the reference once, then scale the
 // same reference cost to every variant: exactly the figures the chain gives.
-#ifndef DLSIM_COST_VARIANT_PRICING_H_
-#define DLSIM_COST_VARIANT_PRICING_H_
+#ifndef DLSIM_SRC_COST_VARIANT_PRICING_H_
+#define DLSIM_SRC_COST_VARIANT_PRICING_H_
 
 #include <memory>
 #include <optional>
@@ -47,4 +47,4 @@ bool PricedAsVariant(const Machine& machine);
 
 }  // namespace dlsim
 
-#endif  // DLSIM_COST_VARIANT_PRICING_H_
+#endif  // DLSIM_SRC_COST_VARIANT_PRICING_H_
