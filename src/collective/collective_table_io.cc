@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "dlsim/collective/collective.h"
-#include "dlsim/util/csv.h"
+#include "util/csv.h"
 
 namespace dlsim {
 namespace {

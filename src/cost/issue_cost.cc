@@ -4,7 +4,7 @@
 #include <cmath>
 #include <iterator>
 
-#include "dlsim/util/csv.h"
+#include "util/csv.h"
 
 namespace dlsim {
 namespace {

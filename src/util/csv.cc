@@ -1,4 +1,4 @@
-#include "dlsim/util/csv.h"
+#include "csv.h"
 
 #include <cmath>
 #include <cstdlib>

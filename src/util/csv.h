@@ -1,7 +1,7 @@
 // The two pieces every small CSV table of dlsim's needs (collective tables,
 // issue costs): fields of one line, and a number that must be finite.
-#ifndef DLSIM_UTIL_CSV_H_
-#define DLSIM_UTIL_CSV_H_
+#ifndef DLSIM_SRC_UTIL_CSV_H_
+#define DLSIM_SRC_UTIL_CSV_H_
 
 #include <functional>
 #include <string>
@@ -28,4 +28,4 @@ Result<int> ReadCsvTable(const std::string& path, const std::string& what, const
 
 }  // namespace dlsim
 
-#endif  // DLSIM_UTIL_CSV_H_
+#endif  // DLSIM_SRC_UTIL_CSV_H_
