@@ -1,5 +1,5 @@
 // Per-GPU memory of a parallel training plan (gpu_memory.h).
-#include "dlsim/distributed/gpu_memory.h"
+#include "gpu_memory.h"
 
 #include <algorithm>
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "dlsim/distributed/gpu_memory.h"
-#include "dlsim/distributed/transformer_calls.h"
+#include "gpu_memory.h"
+#include "transformer_calls.h"
 
 namespace dlsim {
 

@@ -1,5 +1,5 @@
 // Kernel calls of a tensor-parallel GPT block (transformer_calls.h).
-#include "dlsim/distributed/transformer_calls.h"
+#include "transformer_calls.h"
 
 #include <string>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "dlsim/distributed/gpu_memory.h"
+#include "distributed/gpu_memory.h"
 
 #include <gtest/gtest.h>
 

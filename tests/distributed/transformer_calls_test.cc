@@ -1,4 +1,4 @@
-#include "dlsim/distributed/transformer_calls.h"
+#include "distributed/transformer_calls.h"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // by tensor, pipeline and ZeRO; activations by Korthikanti et al. 2022
 // ("Reducing Activation Recomputation in Large Transformer Models", sec. 4),
 // generalised to grouped-query attention and any MLP width.
-#ifndef DLSIM_DISTRIBUTED_GPU_MEMORY_H_
-#define DLSIM_DISTRIBUTED_GPU_MEMORY_H_
+#ifndef DLSIM_SRC_DISTRIBUTED_GPU_MEMORY_H_
+#define DLSIM_SRC_DISTRIBUTED_GPU_MEMORY_H_
 
 #include "dlsim/distributed/parallel_step.h"
 
@@ -23,4 +23,4 @@ GpuMemory PeakGpuMemory(const TransformerSpec& model, const ParallelPlan& plan);
 
 }  // namespace dlsim
 
-#endif  // DLSIM_DISTRIBUTED_GPU_MEMORY_H_
+#endif  // DLSIM_SRC_DISTRIBUTED_GPU_MEMORY_H_

@@ -3,8 +3,8 @@
 // and row split of attention and the MLP over `tensor` GPUs, the token
 // dimension split as well with sequence parallelism. Keys as the ONNX
 // lowering writes them (docs/kernel-keys.md), so the same pricing applies.
-#ifndef DLSIM_DISTRIBUTED_TRANSFORMER_CALLS_H_
-#define DLSIM_DISTRIBUTED_TRANSFORMER_CALLS_H_
+#ifndef DLSIM_SRC_DISTRIBUTED_TRANSFORMER_CALLS_H_
+#define DLSIM_SRC_DISTRIBUTED_TRANSFORMER_CALLS_H_
 
 #include <vector>
 
@@ -56,4 +56,4 @@ RepeatedCalls DdpStepCalls(const TransformerSpec& model, const ParallelPlan& pla
 
 }  // namespace dlsim
 
-#endif  // DLSIM_DISTRIBUTED_TRANSFORMER_CALLS_H_
+#endif  // DLSIM_SRC_DISTRIBUTED_TRANSFORMER_CALLS_H_
