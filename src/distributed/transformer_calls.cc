@@ -343,7 +343,9 @@ PassCalls FrameworkLayerCalls(const TransformerSpec& m, const ParallelPlan& p) {
     // and backward), the gradients concatenated into the reduce-scatter one.
     out.fwd.push_back(f.Copy("fsdp_split", layer_params));
     out.bwd.push_back(f.Copy("fsdp_split", layer_params));
-    out.bwd.push_back(b.Copy("fsdp_chunk_cat", layer_params));
+    CallFactory b32 = b;  // the 16-bit gradients into the fp32 reduce-scatter buffer
+    b32.dtype = DType::kFloat32;
+    out.bwd.push_back(b32.Copy("fsdp_chunk_cat", layer_params));
   }
   for (KernelCall& c : out.recompute) c.phase = Phase::kBackward;
   return out;
