@@ -85,6 +85,23 @@ double ExposedDataParallelS(const CollectiveModel& comm, const TransformerSpec& 
   return std::max(all - last_bwd * (1 - 1 / t.layers), all / t.layers);
 }
 
+// The once-a-step calls: the optimizer over the GPU's share of the busier
+// stage's parameters (1 / shard with ZeRO), DDP's passes, and gradient
+// accumulation over the microbatches.
+struct StepCalls {
+  std::vector<RepeatedCalls> optimizer;
+  RepeatedCalls ddp, accumulate;
+};
+
+StepCalls StepCallsOf(const TransformerSpec& m, const ParallelPlan& p) {
+  const double params = StageParamsPerGpu(m, p);
+  StepCalls s;
+  s.optimizer = OptimizerCalls(p, params / (p.zero_stage >= 1 ? p.shard_ranks() : 1));
+  s.ddp = DdpStepCalls(m, p);
+  s.accumulate = GradAccumulationCalls(p, params);
+  return s;
+}
+
 double ActivationBytes(const TransformerSpec& m, const ParallelPlan& p) {
   return static_cast<double>(p.microbatch) * m.seq_len * m.hidden * DTypeBytes(p.dtype);
 }
@@ -123,12 +140,11 @@ std::vector<ParallelStepModel::PricedCall> ParallelStepModel::MicrobatchCalls(
   add("layer", TransformerLayerCalls(m, p));
   add("framework", FrameworkLayerCalls(m, p));
   add("head", HeadCalls(m, p));
-  const double params = StageParamsPerGpu(m, p);
+  const StepCalls once = StepCallsOf(m, p);
   PassCalls step;  // each listed once; each runs its RepeatedCalls' times
-  step.bwd = DdpStepCalls(m, p).calls;
-  for (const KernelCall& c : GradAccumulationCalls(p, params).calls) step.bwd.push_back(c);
-  for (const RepeatedCalls& r :
-       OptimizerCalls(p, params / (p.zero_stage >= 1 ? p.shard_ranks() : 1))) {
+  step.bwd = once.ddp.calls;
+  step.bwd.insert(step.bwd.end(), once.accumulate.calls.begin(), once.accumulate.calls.end());
+  for (const RepeatedCalls& r : once.optimizer) {
     step.fwd.insert(step.fwd.end(), r.calls.begin(), r.calls.end());
   }
   add("step", step);
@@ -310,16 +326,11 @@ Result<ParallelStepEstimate> ParallelStepModel::Estimate(const TransformerSpec& 
   dpt.layers = layers;
   dpt.microbatches = mb;
   const double dp_exposed = ExposedDataParallelS(comm_, m, p, stage_params, dp_per_node, dpt);
-  Priced opt;
-  for (const RepeatedCalls& r :
-       OptimizerCalls(p, stage_params / (p.zero_stage >= 1 ? p.shard_ranks() : 1))) {
-    opt.Add(price_all(r.calls), r.times);
-  }
-  const RepeatedCalls ddp = DdpStepCalls(m, p);
-  opt.Add(price_all(ddp.calls), ddp.times);
-  Priced accumulate;
-  const RepeatedCalls acc = GradAccumulationCalls(p, stage_params);
-  accumulate.Add(price_all(acc.calls), acc.times);
+  const StepCalls once = StepCallsOf(m, p);
+  Priced opt, accumulate;
+  for (const RepeatedCalls& r : once.optimizer) opt.Add(price_all(r.calls), r.times);
+  opt.Add(price_all(once.ddp.calls), once.ddp.times);
+  accumulate.Add(price_all(once.accumulate.calls), once.accumulate.times);
 
   StepTimes& t = est.time;
   t.compute_s = mb * (pipe.busiest.s - pipe.busiest_re) + accumulate.s;
