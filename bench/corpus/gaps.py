@@ -11,7 +11,14 @@ With --by-kind it prints instead, per (dtype, family group, call kind), the
 summed estimated and measured time of the calls compare aligned: which
 kinds the prices run low or high on.
 
-Usage: gaps.py [--side cal] [--exporter ts] [--top 40] [--by-kind] [--mode inference|training]
+With --by-kind --share it prints, per (mode, dtype, call kind), the mean
+over cases of (estimated - measured) / the case's kernel time: how much
+each kind adds to a model's error, small models weighing as much as large
+ones (the medians of evaluate.py are per model too); kernels no call
+accounts for appear as the kind "(unaligned)".
+
+Usage: gaps.py [--side cal] [--exporter ts] [--top 40] [--by-kind [--share]] [--mode inference|training]
+               [--machine h100]
 """
 import argparse
 import collections
@@ -65,6 +72,34 @@ def print_by_kind(results, top):
               f"measured {meas:8.3f} ms  ratio {ratio:5.2f}")
 
 
+def print_share(results, records, top):
+    contrib = collections.defaultdict(lambda: collections.defaultdict(float))
+    cases = collections.defaultdict(int)
+    skipped = 0
+    for key, j in results:
+        if j is None or not j["kernel_time_ms"]:
+            continue
+        mode, dtype = key[1], key[2]
+        total = j["kernel_time_ms"] / j["iterations"]  # per iteration, as the calls
+        if abs(total / records[key]["kernel_sum_ms"] - 1) > 0.1:
+            skipped += 1  # compare split the trace into other iterations than the run had
+            continue
+        cases[(mode, dtype)] += 1
+        for layer in j["layers"]:
+            for c in layer.get("calls", []):
+                contrib[(mode, dtype)][c["kind"]] += (c["estimated_ms"] - c["measured_ms"]) / total
+        contrib[(mode, dtype)]["(unaligned)"] -= 1.0 - j["aligned_share"]
+    if skipped:
+        print(f"# {skipped} cases left out: compare's iterations do not match the measured kernel sum")
+    for (mode, dtype), kinds in sorted(contrib.items()):
+        n = cases[(mode, dtype)]
+        net = sum(kinds.values()) / n
+        print(f"{mode} {dtype}: {n} cases, mean error of the aligned and unaligned time {100 * net:+.1f} %")
+        for kind, v in sorted(kinds.items(), key=lambda kv: kv[1])[:top]:
+            if abs(v / n) >= 0.001:
+                print(f"  {kind:20s} {100 * v / n:+6.1f} %")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--side", default="cal", choices=["cal", "test", "all"])
@@ -73,6 +108,8 @@ def main():
     ap.add_argument("--machine", default="h100")
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--by-kind", action="store_true", help="estimated against measured time per call kind")
+    ap.add_argument("--share", action="store_true",
+                    help="with --by-kind: each kind's mean share of a case's error")
     ap.add_argument("--mode", choices=["inference", "training"], help="only this mode's cases")
     args = ap.parse_args()
     evaluate.unpack()
@@ -82,6 +119,9 @@ def main():
     with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         results = list(pool.map(lambda kr: findings(args.dlsim, args.machine, kr[0], kr[1], args.exporter),
                                 sorted(cases.items())))
+    if args.by_kind and args.share:
+        print_share(results, cases, args.top)
+        return
     if args.by_kind:
         print_by_kind(results, args.top)
         return

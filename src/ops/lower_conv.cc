@@ -1,7 +1,9 @@
 // Conv and ConvTranspose -> cuDNN convolution calls.
 #include <algorithm>
 
+#include "dlsim/model/onnx_import.h"
 #include "op_registry.h"
+#include "row_call.h"
 
 namespace dlsim {
 namespace {
@@ -89,9 +91,14 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   g.k = wt.dims[0];
   const double bx = ctx.Bytes(node.Input(0)), bw = ctx.Bytes(node.Input(1));
   const double by = ctx.Bytes(node.outputs[0]), bb = ctx.Bytes(node.Input(2));
-  const bool has_bias = !node.Input(2).empty();
+  // A batch norm the exporter folded in (the dynamo exporter's
+  // FuseBatchNormIntoConv) still runs in the framework, after a convolution
+  // without bias (the folded bias is the batch norm's shift), as torchvision
+  // and most models build a convolution that a batch norm follows.
+  const bool folded_bn = node.GetInt(kFoldedBatchNormAttr, 0) == 1;
+  const bool has_bias = !node.Input(2).empty() && !folded_bn;
   const Node* next = ctx.SoleConsumer(node.outputs[0]);
-  const bool fuse = ctx.options().fuse_conv_bias_act && next != nullptr &&
+  const bool fuse = ctx.options().fuse_conv_bias_act && !folded_bn && next != nullptr &&
                     next->op_type == "Relu";
   if (fuse) {
     KernelCall call = ConvCall(ctx, KernelKind::kConvBiasAct,
@@ -109,6 +116,7 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
       calls->push_back(ElementwiseCall(ctx, "bias_add", y.num_elements(), 1, by + bb, by));
     }
   }
+  if (folded_bn) DLSIM_RETURN_IF_ERROR(BatchNormCalls(ctx, node.outputs[0], calls));
   if (ctx.options().training) {
     KernelCall dgrad = ConvCall(ctx, KernelKind::kConvBwdData, "cudnnConvolutionBackwardData", g);
     dgrad.phase = Phase::kBackward;

@@ -32,10 +32,12 @@ void AddNchwParams(const Shape& x, KernelCall* call) {
   call->AddParam("w", w);
 }
 
-Status LowerBatchNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
-  const Tensor& x = ctx.T(node.Input(0));
+}  // namespace
+
+Status BatchNormCalls(const LowerContext& ctx, const std::string& x_name, std::vector<KernelCall>* calls) {
+  const Tensor& x = ctx.T(x_name);
   const bool training = ctx.options().training;
-  const double bx = ctx.Bytes(node.Input(0));
+  const double bx = ctx.Bytes(x_name);
   const double params = 4.0 * 4 * (x.dims.size() > 1 ? x.dims[1] : 1);
   KernelCall fwd = ctx.NewCall(training ? KernelKind::kBatchNormTrainFwd
                                         : KernelKind::kBatchNormInfer,
@@ -61,6 +63,12 @@ Status LowerBatchNorm(const LowerContext& ctx, const Node& node, std::vector<Ker
     calls->push_back(bwd);
   }
   return Status::Ok();
+}
+
+namespace {
+
+Status LowerBatchNorm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  return BatchNormCalls(ctx, node.Input(0), calls);
 }
 
 // rows x cols with the normalised/softmaxed extent `cols` from `axis` on.

@@ -1,5 +1,6 @@
 #include "dlsim/ops/lowering.h"
 
+#include "dlsim/model/onnx_import.h"
 #include "op_registry.h"
 #include "autocast.h"
 #include "kernel/work.h"
@@ -52,6 +53,8 @@ std::vector<bool> FusedActivations(const Graph& graph, const LowerContext& ctx) 
     if (node.op_type != "Relu" || node.inputs.empty()) continue;
     auto it = producer.find(node.inputs[0]);
     if (it == producer.end() || graph.nodes[it->second].op_type != "Conv") continue;
+    // a batch norm folded into the Conv runs between the two (lower_conv.cc)
+    if (graph.nodes[it->second].GetInt(kFoldedBatchNormAttr, 0) == 1) continue;
     if (ctx.SoleConsumer(node.inputs[0]) == &node) fused[i] = true;
   }
   return fused;

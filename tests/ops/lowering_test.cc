@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "dlsim/model/onnx_import.h"
 #include "graph_builder.h"
 
 namespace dlsim {
@@ -124,6 +125,47 @@ TEST(LoweringTest, TrainingConvAddsDgradAndWgradWithForwardFlops) {
   EXPECT_EQ(calls[1].kind, KernelKind::kConvBwdData);
   EXPECT_EQ(calls[2].kind, KernelKind::kConvBwdFilter);
   EXPECT_DOUBLE_EQ(calls[1].flops + calls[2].flops, 2 * calls[0].flops);
+}
+
+// The dynamo exporter folds a batch norm into the convolution before it
+// (FuseBatchNormIntoConv, its bias the batch norm's shift); PyTorch still
+// runs the convolution without bias, then the batch norm.
+Graph FoldedConvRelu() {
+  Graph g = ConvRelu(true);
+  g.nodes[0].attrs[kFoldedBatchNormAttr].i = 1;
+  return g;
+}
+
+TEST(LoweringTest, AFoldedBatchNormRunsAfterTheConvolutionNotItsBias) {
+  auto lowered = LowerGraph(FoldedConvRelu(), LoweringOptions{});
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const auto& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].kind, KernelKind::kConvFwd);
+  EXPECT_EQ(calls[1].Key(), "batchnorm_infer n=16 c=128 h=28 w=28 dtype=fp32 math=fp32 layout=nchw");
+  EXPECT_DOUBLE_EQ(calls[1].bytes_read, 4.0 * 16 * 128 * 28 * 28 + 4 * 4 * 128);
+  EXPECT_DOUBLE_EQ(calls[1].bytes_written, 4.0 * 16 * 128 * 28 * 28);
+  LoweringOptions fused;  // no Conv+Relu fusion across the batch norm
+  fused.fuse_conv_bias_act = true;
+  auto unfused = LowerGraph(FoldedConvRelu(), fused);
+  ASSERT_TRUE(unfused.ok());
+  EXPECT_EQ(unfused->nodes[0].calls[0].kind, KernelKind::kConvFwd);
+  EXPECT_EQ(unfused->nodes[1].calls.size(), 1u);
+}
+
+TEST(LoweringTest, AFoldedBatchNormTrainsBeforeTheConvolutionsBackward) {
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(FoldedConvRelu(), o);
+  ASSERT_TRUE(lowered.ok());
+  const auto& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 6u);
+  EXPECT_EQ(calls[0].kind, KernelKind::kConvFwd);
+  EXPECT_EQ(calls[1].StrParam("op", ""), "add");  // num_batches_tracked
+  EXPECT_EQ(calls[2].kind, KernelKind::kBatchNormTrainFwd);
+  EXPECT_EQ(calls[3].kind, KernelKind::kBatchNormBwd);
+  EXPECT_EQ(calls[4].kind, KernelKind::kConvBwdData);
+  EXPECT_EQ(calls[5].kind, KernelKind::kConvBwdFilter);  // and no bias gradient
 }
 
 TEST(LoweringTest, LinearMatMulFoldsBatchIntoM) {
