@@ -114,6 +114,8 @@ Status RunScale(const CLI::App& cmd, const ScaleArgs& a) {
     if (format == OutputFormat::kJson) out << LayoutSearchToJson(r, ctx);
     if (format == OutputFormat::kCsv) WriteLayoutCsv(out, r.best, ctx);
     if (format == OutputFormat::kTable) WriteLayoutSearchTable(out, r, ctx);
+    // the pricing notes, which every layout shares (the best fit, so no "does not fit")
+    for (const std::string& w : r.best.front().warnings) ReportWarning(w);
   } else {
     const ParallelStepEstimate& est = r.best.front();
     if (format == OutputFormat::kJson) out << ParallelStepToJson(est, ctx);

@@ -23,6 +23,20 @@ Status CheckScaleRequestApplies(const ScaleRequest& request, const OptionGiven& 
                             "it is the number of searched layouts to list");
 }
 
+namespace {
+
+// What pricing noted about the machine (a database not found, so every
+// kernel priced by roofline; a fit made from the records) goes with each
+// estimate, as `dlsim estimate` reports it.
+LayoutSearchResult WithPricingNotes(LayoutSearchResult r, const PricedMachine& m) {
+  for (ParallelStepEstimate& e : r.best) {
+    e.warnings.insert(e.warnings.begin(), m.cost().notes().begin(), m.cost().notes().end());
+  }
+  return r;
+}
+
+}  // namespace
+
 Result<LayoutSearchResult> RunScaleJob(const TrainingJob& job, const ScaleRequest& request,
                                        const PricedMachine& m) {
   LayoutSearchResult r;
@@ -39,7 +53,7 @@ Result<LayoutSearchResult> RunScaleJob(const TrainingJob& job, const ScaleReques
     r.evaluated = 1;
     r.fitting = est->fits ? 1 : 0;
     r.best.push_back(std::move(*est));
-    return r;
+    return WithPricingNotes(std::move(r), m);
   }
   DLSIM_ASSIGN_OR_RETURN(LayoutSearchOptions o,
                          SearchOptionsOf(request.overrides, job, request.gpus, request.top));
@@ -49,7 +63,7 @@ Result<LayoutSearchResult> RunScaleJob(const TrainingJob& job, const ScaleReques
                            " layouts of " + std::to_string(o.gpus) + " GPUs fits in " +
                            m.machine().name + "'s memory");
   }
-  return r;
+  return WithPricingNotes(std::move(r), m);
 }
 
 }  // namespace dlsim

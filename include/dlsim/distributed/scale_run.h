@@ -20,6 +20,7 @@ class PricedMachine {
   // A bundled name or a machine YAML path; errors name the file.
   static Result<std::unique_ptr<PricedMachine>> Load(const std::string& name);
   const Machine& machine() const { return machine_; }
+  const CostModel& cost() const { return cost_; }
   const ParallelStepModel& model() const { return *model_; }
 
  private:
