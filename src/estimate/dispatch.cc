@@ -20,43 +20,39 @@ bool IsAutocastCast(const KernelCall& call) {
   return op == "cast" || op == "cast_bwd";
 }
 
-// A batch norm in a convolution's node: one an exporter folded into the
-// convolution, still a framework op of its own.
-bool IsFoldedBatchNorm(const KernelCall& call, const KernelCall* first) {
-  return first != nullptr && first->kind == KernelKind::kConvFwd &&
-         (call.kind == KernelKind::kBatchNormInfer || call.kind == KernelKind::kBatchNormTrainFwd);
-}
-
 double NodeForwardDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls) {
   const KernelCall* op = nullptr;
   int casts = 0;
-  double folded_s = 0;
+  double own_s = 0;
   for (const KernelCall& c : calls) {
     if (IsAutocastCast(c)) {
       if (c.phase == Phase::kForward) ++casts;
+    } else if (c.own_op) {
+      if (c.phase == Phase::kForward) own_s += ForwardDispatchS(host, &c);
     } else if (op == nullptr) {
       op = &c;
-    } else if (IsFoldedBatchNorm(c, op)) {
-      folded_s += ForwardDispatchS(host, &c);
     }
   }
-  return ForwardDispatchS(host, op) + folded_s + casts * DispatchS(host, "copy");
+  return ForwardDispatchS(host, op) + own_s + casts * DispatchS(host, "copy");
 }
 
 double NodeBackwardDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls,
                              bool has_backward) {
-  const KernelCall* op = nullptr;
-  int casts = 0, folded = 0;
+  int casts = 0, own = 0;
+  bool node_backward = false;  // a backward call that is the node's own
   for (const KernelCall& c : calls) {
+    if (c.phase != Phase::kBackward) continue;
     if (IsAutocastCast(c)) {
-      if (c.phase == Phase::kBackward) ++casts;
-    } else if (op == nullptr) {
-      op = &c;
-    } else if (IsFoldedBatchNorm(c, op)) {
-      ++folded;  // its backward is an autograd node of its own
+      ++casts;
+    } else if (c.own_op) {
+      ++own;
+    } else {
+      node_backward = true;
     }
   }
-  return ((has_backward ? 1 : 0) + casts + folded) * DispatchS(host, "backward");
+  // has_backward: the layer's backward takes device time at all
+  return ((has_backward && (node_backward || own == 0) ? 1 : 0) + casts + own) *
+         DispatchS(host, "backward");
 }
 
 }  // namespace dlsim

@@ -26,12 +26,13 @@ double ForwardDispatchS(const HostSpec& host, const KernelCall* first);
 bool IsAutocastCast(const KernelCall& call);
 
 // The forward dispatch of a node lowered to `calls`: its op's (the first call
-// that is not an autocast cast; none: "none"), plus one "copy" dispatch per
-// autocast cast.
+// that is not an autocast cast or an own op; none: "none"), plus one "copy"
+// dispatch per autocast cast and each forward own op's (KernelCall::own_op).
 double NodeForwardDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls);
 
 // The backward dispatch of a node lowered to `calls` with `has_backward`:
-// one "backward" for the node, plus one per autocast cast of a gradient.
+// one "backward" for the node (unless its only backward calls are own ops),
+// plus one per autocast cast of a gradient and per backward own op.
 double NodeBackwardDispatchS(const HostSpec& host, const std::vector<KernelCall>& calls,
                              bool has_backward);
 

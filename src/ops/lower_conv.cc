@@ -116,7 +116,13 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
       calls->push_back(ElementwiseCall(ctx, "bias_add", y.num_elements(), 1, by + bb, by));
     }
   }
-  if (folded_bn) DLSIM_RETURN_IF_ERROR(BatchNormCalls(ctx, node.outputs[0], calls));
+  if (folded_bn) {
+    const size_t first = calls->size();
+    DLSIM_RETURN_IF_ERROR(BatchNormCalls(ctx, node.outputs[0], calls));
+    for (size_t i = first; i < calls->size(); ++i) {  // the host dispatches it apart
+      (*calls)[i].own_op = (*calls)[i].kind != KernelKind::kElementwise;
+    }
+  }
   if (ctx.options().training) {
     KernelCall dgrad = ConvCall(ctx, KernelKind::kConvBwdData, "cudnnConvolutionBackwardData", g);
     dgrad.phase = Phase::kBackward;

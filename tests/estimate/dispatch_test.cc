@@ -70,22 +70,25 @@ TEST(Dispatch, ACopyThatIsNotACastIsTheNodesOp) {
   EXPECT_DOUBLE_EQ(NodeForwardDispatchS(Host(), {}), 0);
 }
 
-TEST(Dispatch, ABatchNormFoldedIntoAConvolutionIsAnOpOfItsOwn) {
+TEST(Dispatch, AnOwnOpIsDispatchedApartFromTheNodesOp) {
   HostSpec h = Host();
   h.dispatch_s_by_kind["conv_fwd"] = 30e-6;
   h.dispatch_s_by_kind["backward"] = 20e-6;
+  // a convolution with the batch norm an exporter folded into it
   KernelCall conv = Call(KernelKind::kConvFwd, DType::kFloat16);
   KernelCall bn = Call(KernelKind::kBatchNormInfer, DType::kFloat16);
+  bn.own_op = true;
   EXPECT_DOUBLE_EQ(NodeForwardDispatchS(h, {conv, bn}), 30e-6 + 110e-6);
-  KernelCall train = Call(KernelKind::kBatchNormTrainFwd, DType::kFloat32);
-  KernelCall bwd = Call(KernelKind::kBatchNormBwd, DType::kFloat32);
-  bwd.phase = Phase::kBackward;
-  EXPECT_DOUBLE_EQ(NodeBackwardDispatchS(h, {conv, train, bwd}, true), 2 * 20e-6);
-  // A batch norm node of its own (its first call the step counter's add)
-  // is one op.
-  KernelCall add = Call(KernelKind::kElementwise, DType::kFloat32);
-  EXPECT_DOUBLE_EQ(NodeForwardDispatchS(h, {add, train, bwd}), 50e-6);
-  EXPECT_DOUBLE_EQ(NodeBackwardDispatchS(h, {add, train, bwd}, true), 20e-6);
+  KernelCall dgrad = Call(KernelKind::kConvBwdData, DType::kFloat32);
+  dgrad.phase = Phase::kBackward;
+  KernelCall bn_bwd = Call(KernelKind::kBatchNormBwd, DType::kFloat32);
+  bn_bwd.phase = Phase::kBackward;
+  bn_bwd.own_op = true;
+  EXPECT_DOUBLE_EQ(NodeBackwardDispatchS(h, {conv, bn, bn_bwd, dgrad}, true), 2 * 20e-6);
+  // a view whose only backward calls are own ops (the loss's) is not an
+  // autograd node of its own
+  EXPECT_DOUBLE_EQ(NodeBackwardDispatchS(h, {bn_bwd}, true), 20e-6);
+  EXPECT_DOUBLE_EQ(NodeForwardDispatchS(h, {bn_bwd}), 0);
 }
 
 }  // namespace

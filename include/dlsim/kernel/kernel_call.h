@@ -35,6 +35,11 @@ struct KernelCall {
   // (set by the estimator's plan, 0 = none): read from L2 rather than device
   // memory when they fit there. Not part of the key.
   double resident_input_bytes = 0;
+  // A framework op of its own among its node's calls, which the host
+  // dispatches apart from the node's first op: a batch norm an exporter
+  // folded into a convolution, the steps of the training loss. Not part of
+  // the key.
+  bool own_op = false;
 
   double bytes() const { return bytes_read + bytes_written; }
   // The database key (key.h).
