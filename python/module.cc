@@ -60,7 +60,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
                          std::string mode, std::string optimizer, bool per_tensor_optimizer,
                          int gpus, bool strict, bool fuse, bool amp, bool checkpoint_activations,
                          std::string layout, int zero, std::string recompute,
-                         std::vector<std::string> given, std::string host) {
+                         std::vector<std::string> given, std::string host, std::string loss) {
   ModelOptions opts;
   opts.batch_text = std::move(batch);
   opts.inputs = std::move(inputs);
@@ -69,6 +69,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
   opts.tf32 = std::move(tf32);
   opts.mode = std::move(mode);
   opts.optimizer = std::move(optimizer);
+  opts.loss = std::move(loss);
   opts.per_tensor_optimizer = per_tensor_optimizer;
   opts.gpus = gpus;
   opts.zero = zero;
@@ -164,7 +165,7 @@ PYBIND11_MODULE(_dlsim, m) {
         py::arg("optimizer"), py::arg("per_tensor_optimizer"), py::arg("gpus"),
         py::arg("strict"), py::arg("fuse"), py::arg("amp"),
         py::arg("checkpoint_activations"), py::arg("layout"), py::arg("zero") = 0, py::arg("recompute") = "none",
-        py::arg("given") = std::vector<std::string>{}, py::arg("host") = "",
+        py::arg("given") = std::vector<std::string>{}, py::arg("host") = "", py::arg("loss") = "mean",
         "dlsim estimate MODEL --format json, as JSON text");
   m.def(
       "scale_json",

@@ -58,7 +58,7 @@ def _number_text(v):
 
 
 def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype="fp32",
-             tf32=None, mode=None, optimizer=None,
+             tf32=None, mode=None, optimizer=None, loss=None,
              per_tensor_optimizer=False, gpus=1, strict=False, fuse=False, amp=False,
              checkpoint_activations=False, recompute="none", zero=0, layout="nchw", host=None,
              warn=True):
@@ -69,8 +69,8 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
     inputs: {name: (d1, d2, ...)} or ["NAME:D1xD2", ...] (--input).
     dims: {name: n} or ["NAME=N", ...] (--dim). dtype: fp32, tf32, fp16,
     bf16. tf32: None, "none", "conv", "all". mode: inference (None, the
-    default) or training; optimizer (None: sgd_momentum),
-    per_tensor_optimizer, gpus, recompute ("none", "selective", "full"),
+    default) or training; optimizer (None: sgd_momentum), loss (None:
+    "mean"; "none", "cross_entropy"), per_tensor_optimizer, gpus, recompute ("none", "selective", "full"),
     checkpoint_activations (recompute="full"): training;
     zero: ZeRO stage (0-3) across the `gpus` data-parallel GPUs.
     strict, fuse, amp, layout: as the options of the same names.
@@ -80,7 +80,8 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
     training, tf32 with fp16, zero without gpus, ...) raises dlsim.Error
     with the message the command line gives.
     """
-    given = [flag for flag, value in (("--tf32", tf32), ("--mode", mode), ("--optimizer", optimizer))
+    given = [flag for flag, value in (("--tf32", tf32), ("--mode", mode), ("--optimizer", optimizer),
+                                                  ("--loss", loss))
              if value is not None]
     if per_tensor_optimizer:
         given.append("--per-tensor-optimizer")
@@ -89,7 +90,7 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
         batch=None if batch is None else str(batch),
         inputs=_specs(inputs, ":", _shape_text), dims=_specs(dims, "=", str),
         dtype=dtype, tf32=tf32 or "", mode=mode or "inference",
-        optimizer=optimizer or "sgd_momentum",
+        optimizer=optimizer or "sgd_momentum", loss=loss or "mean",
         per_tensor_optimizer=bool(per_tensor_optimizer), gpus=int(gpus), strict=bool(strict),
         fuse=bool(fuse), amp=bool(amp), checkpoint_activations=bool(checkpoint_activations),
         layout=layout, zero=int(zero), recompute=recompute, given=given,

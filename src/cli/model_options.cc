@@ -24,6 +24,10 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
     cmd->add_option("--mode", opts->mode, "inference or training")->capture_default_str();
     cmd->add_option("--optimizer", opts->optimizer, "sgd, sgd_momentum, adam, adamw")
         ->capture_default_str();
+    cmd->add_option("--loss", opts->loss,
+                    "training: the loss over the model's first output, none, mean "
+                    "(output.float().mean()) or cross_entropy (over its last axis)")
+        ->capture_default_str();
     cmd->add_option("--recompute", opts->recompute,
                     "training: activation recomputation, none, selective (the attention cores: "
                     "QK^T, softmax, P.V run again in the backward, their score matrices not kept) "

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "dlsim/machine/machine_io.h"
+#include "dlsim/util/loss.h"
 
 namespace dlsim {
 
@@ -95,6 +96,11 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
   if (!optimizer) {
     return InvalidArgument("--optimizer must be sgd, sgd_momentum, adam or adamw, got '" + opts.optimizer + "'");
   }
+  const std::optional<Loss> loss = LossFromName(opts.loss);
+  if (!loss) {
+    return InvalidArgument("--loss must be none, mean or cross_entropy, got '" + opts.loss + "'");
+  }
+  lo.loss = *loss;
   const std::optional<Layout> layout = LayoutFromName(opts.layout);
   if (!layout || *layout == Layout::kNone) {
     return InvalidArgument("--layout must be nchw or nhwc, got '" + opts.layout + "'");

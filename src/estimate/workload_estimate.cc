@@ -14,6 +14,7 @@ Result<EstimateOptions> WorkloadEstimateOptions(const Workload& w) {
   SetPrecision(w.precision, &lo);
   lo.training = w.mode == Mode::kTraining;
   eo.optimizer = w.optimizer;
+  lo.loss = w.loss;
   eo.precision = w.precision;
   eo.batch = w.batch;
   return eo;

@@ -130,6 +130,7 @@ void ParseWorkload(YamlFields& w, Workload* out) {
   out->mode = ModeFromName(w.Choice("mode", {"training", "inference"}, "training")).value_or(Mode::kTraining);
   out->optimizer = OptimizerFromName(w.Choice("optimizer", {"sgd", "sgd_momentum", "adam", "adamw"}, "sgd_momentum"))
                        .value_or(Optimizer::kSgdMomentum);
+  out->loss = LossFromName(w.Choice("loss", {"none", "mean", "cross_entropy"}, "mean")).value_or(Loss::kMean);
   YamlFields dataset = w.Map("dataset", need);
   out->dataset.train_samples = dataset.PositiveInt("train_samples", Presence::kRequired, kMaxSamples);
   out->dataset.validation_fraction = dataset.FractionBelowOne("validation_fraction", 0);

@@ -1,11 +1,14 @@
 #include "dlsim/ops/lowering.h"
 
+#include <algorithm>
+
 #include "dlsim/model/onnx_import.h"
 #include "op_registry.h"
 #include "autocast.h"
 #include "kernel/work.h"
 #include "foreach_optimizer.h"
 #include "framework_fusion.h"
+#include "loss_calls.h"
 
 namespace dlsim {
 namespace {
@@ -166,6 +169,24 @@ void ApplyAutocast(const LowerContext& ctx, const AutocastPlan& plan, size_t i, 
   ln->calls = std::move(calls);
 }
 
+// The training loss's calls on the node that writes the graph's first output:
+// its forward after that node's forward calls, its backward before the
+// node's backward calls. None when that output is a graph input.
+void AttachLoss(const LowerContext& ctx, LoweredGraph* lowered) {
+  const Graph& graph = ctx.graph();
+  if (graph.outputs.empty()) return;
+  const Node* writer = ctx.Producer(graph.outputs[0]);
+  if (writer == nullptr) return;
+  LossCalls loss = LowerLoss(ctx, ctx.options().loss, graph.outputs[0]);
+  for (KernelCall& call : loss.forward) call.flops = CallFlops(call);
+  for (KernelCall& call : loss.backward) call.flops = CallFlops(call);
+  std::vector<KernelCall>& calls = lowered->nodes[static_cast<size_t>(writer - graph.nodes.data())].calls;
+  auto backward = std::find_if(calls.begin(), calls.end(),
+                               [](const KernelCall& c) { return c.phase == Phase::kBackward; });
+  loss.forward.insert(loss.forward.end(), loss.backward.begin(), loss.backward.end());
+  calls.insert(backward, loss.forward.begin(), loss.forward.end());
+}
+
 }  // namespace
 
 Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options) {
@@ -228,6 +249,7 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
     for (KernelCall& call : ln.calls) call.flops = CallFlops(call);
     lowered.nodes.push_back(std::move(ln));
   }
+  if (options.training) AttachLoss(ctx, &lowered);
   lowered.autocast_dtype = std::move(autocast.tensor_dtype);
   return lowered;
 }

@@ -21,7 +21,7 @@ std::string Workload(const std::string& extra) {
   return "estimate --workload " + kWorkload + " --machine h100 " + extra;
 }
 
-const std::string kFixes = "the workload file fixes the model, batch, dtype, mode and optimizer";
+const std::string kFixes = "the workload file fixes the model, batch, dtype, mode, optimizer and loss";
 const std::string kOneModel = "it reports one model's layers";
 
 const BadCase kCases[] = {
@@ -44,6 +44,7 @@ const BadCase kCases[] = {
      {"--recompute does not apply with --workload"}},
     {"WorkloadWithPerTensorOptimizer", [] { return Workload("--per-tensor-optimizer"); },
      {"--per-tensor-optimizer does not apply with --workload"}},
+    {"WorkloadWithLoss", [] { return Workload("--loss none"); }, {"--loss does not apply with --workload"}},
     {"WorkloadWithGpus", [] { return Workload("--gpus 8"); }, {"--gpus does not apply with --workload"}},
     {"WorkloadWithZero", [] { return Workload("--zero 1"); }, {"--zero does not apply with --workload"}},
     {"WorkloadWithTop", [] { return Workload("--top 3"); }, {"--top does not apply with --workload", kOneModel}},
@@ -70,6 +71,8 @@ const BadCase kCases[] = {
     // An optimizer outside training.
     {"EstimateOptimizerInInference", [] { return "estimate " + kTiny + " --optimizer adam"; },
      {"--optimizer does not apply with inference (the default --mode)", "add --mode training"}},
+    {"EstimateLossInInference", [] { return "estimate " + kTiny + " --loss cross_entropy"; },
+     {"--loss does not apply with inference (the default --mode)", "add --mode training"}},
     {"EstimatePerTensorOptimizerInInference",
      [] { return "estimate " + kTiny + " --mode inference --per-tensor-optimizer"; },
      {"--per-tensor-optimizer does not apply with --mode inference"}},

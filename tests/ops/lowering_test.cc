@@ -168,6 +168,71 @@ TEST(LoweringTest, AFoldedBatchNormTrainsBeforeTheConvolutionsBackward) {
   EXPECT_EQ(calls[5].kind, KernelKind::kConvBwdFilter);  // and no bias gradient
 }
 
+// The loss runs on the node writing the graph's first output: forward after
+// its forward, backward before its backward, each call an op of its own.
+TEST(LoweringTest, TheMeanLossRunsBetweenTheOutputsForwardAndBackward) {
+  LoweringOptions o;
+  o.training = true;
+  o.loss = Loss::kMean;
+  auto lowered = LowerGraph(ConvRelu(false), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const auto& relu = lowered->nodes[1].calls;
+  ASSERT_EQ(relu.size(), 5u);
+  EXPECT_EQ(relu[0].StrParam("op", ""), "relu");
+  EXPECT_EQ(relu[1].Key(), "reduction op=mean rows=1 cols=1605632 dtype=fp32 math=fp32 layout=-");
+  EXPECT_DOUBLE_EQ(relu[1].bytes_read, 4.0 * 1605632);
+  EXPECT_EQ(relu[2].Key(), "elementwise op=fill elems=1 arity=1 dtype=fp32 math=fp32 layout=-");
+  EXPECT_EQ(relu[3].Key(),
+            "elementwise op=reduce_mean_bwd elems=1605632 arity=1 dtype=fp32 math=fp32 layout=-");
+  EXPECT_DOUBLE_EQ(relu[3].bytes_written, 4.0 * 1605632);
+  EXPECT_EQ(relu[4].StrParam("op", ""), "relu_bwd");
+  EXPECT_EQ(relu[1].phase, Phase::kForward);
+  EXPECT_EQ(relu[2].phase, Phase::kBackward);
+  for (int i : {1, 2, 3}) EXPECT_TRUE(relu[i].own_op) << i;
+  EXPECT_FALSE(relu[0].own_op);
+  o.training = false;  // inference has no loss
+  EXPECT_EQ(LowerGraph(ConvRelu(false), o)->nodes[1].calls.size(), 1u);
+}
+
+TEST(LoweringTest, ALossOverA16BitOutputCastsItUpAndItsGradientBack) {
+  LoweringOptions o;
+  o.training = true;
+  o.loss = Loss::kMean;
+  SetPrecision(Precision::kBf16, &o);
+  auto lowered = LowerGraph(ConvRelu(false), o);
+  ASSERT_TRUE(lowered.ok());
+  const auto& relu = lowered->nodes[1].calls;
+  ASSERT_EQ(relu.size(), 7u);
+  EXPECT_EQ(relu[1].Key(), "copy op=cast elems=1605632 dtype=bf16 math=fp32 layout=-");
+  EXPECT_EQ(relu[2].StrParam("op", ""), "mean");
+  EXPECT_EQ(relu[5].Key(), "copy op=cast_bwd elems=1605632 dtype=fp32 math=fp32 layout=-");
+  EXPECT_DOUBLE_EQ(relu[5].bytes_written, 2.0 * 1605632);
+  EXPECT_EQ(relu[6].StrParam("op", ""), "relu_bwd");
+}
+
+TEST(LoweringTest, CrossEntropyRunsOverTheLastAxis) {
+  GraphBuilder b;
+  b.Input("x", {8, 128, 768}).Weight("w", {768, 1000});
+  b.Op("MatMul", "head", {"x", "w"}, "logits", {8, 128, 1000});
+  LoweringOptions o;
+  o.training = true;
+  o.loss = Loss::kCrossEntropy;
+  auto lowered = LowerGraph(b.Build({"logits"}), o);
+  ASSERT_TRUE(lowered.ok());
+  std::vector<std::string> keys;
+  for (const KernelCall& c : lowered->nodes[0].calls) {
+    if (c.own_op) keys.push_back(c.Key());
+  }
+  const std::vector<std::string> expected = {
+      "softmax_fwd rows=1024 cols=1000 dtype=fp32 math=fp32 layout=-",
+      "reduction op=sum rows=1 cols=1024 dtype=fp32 math=fp32 layout=-",
+      "elementwise op=fill elems=1 arity=1 dtype=fp32 math=fp32 layout=-",
+      "elementwise op=fill elems=1024000 arity=1 dtype=fp32 math=fp32 layout=-",
+      "elementwise op=scatter elems=1024 arity=1 dtype=fp32 math=fp32 layout=-",
+      "softmax_bwd rows=1024 cols=1000 dtype=fp32 math=fp32 layout=-"};
+  EXPECT_EQ(keys, expected);
+}
+
 TEST(LoweringTest, LinearMatMulFoldsBatchIntoM) {
   GraphBuilder b;
   b.Input("x", {8, 128, 768}).Weight("w", {768, 3072});

@@ -221,7 +221,10 @@ class RefusalTest(unittest.TestCase):
             dlsim.estimate(TINY_CNN, optimizer="adamw")
         self.assertEqual(str(cm.exception),
                          "--optimizer does not apply with inference (the default --mode) (an "
-                         "optimizer runs in training only: add --mode training)")
+                         "optimizer and a loss run in training only: add --mode training)")
+        with self.assertRaises(dlsim.Error) as cm:
+            dlsim.estimate(TINY_CNN, loss="cross_entropy")
+        self.assertIn("--loss does not apply with inference", str(cm.exception))
 
     def test_the_defaults_are_not_refused(self):
         with warnings.catch_warnings():

@@ -30,6 +30,7 @@ struct ModelOptions {
   std::string tf32 = "";            // none|conv|all; "" = the dtype's default
   std::string mode = "inference";
   std::string optimizer = "sgd_momentum";
+  std::string loss = "mean";          // training: none, mean, cross_entropy
   bool per_tensor_optimizer = false;  // default: multi-tensor (foreach) launches
   int gpus = 1;                       // data-parallel GPUs (training)
   int zero = 0;                       // ZeRO stage over those GPUs (0-3)
@@ -46,7 +47,7 @@ struct ModelOptions {
 // "-3" are errors), else `batch` (0: the model's own).
 Result<int64_t> BatchOf(const ModelOptions& opts);
 // The model options that have no effect with the others: --tf32 with
-// --dtype fp16 or bf16, --optimizer and --per-tensor-optimizer outside
+// --dtype fp16 or bf16, --optimizer, --per-tensor-optimizer and --loss outside
 // training (`given` says which options were given; --mode not given is
 // inference, the default).
 Status CheckModelOptionsApply(const ModelOptions& opts, const OptionGiven& given);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dlsim/util/mode.h"
+#include "dlsim/util/loss.h"
 #include "dlsim/util/optimizer.h"
 #include "dlsim/util/precision.h"
 
@@ -50,6 +51,7 @@ struct Workload {
   Precision precision = Precision::kFp32;  // `dtype:` fp32 | tf32 | fp16 | bf16
   Mode mode = Mode::kTraining;
   Optimizer optimizer = Optimizer::kSgdMomentum;
+  Loss loss = Loss::kMean;           // training: over the model's first output
   DatasetSpec dataset;
   double epochs = 0;                 // passes over the training samples
 

@@ -11,6 +11,7 @@
 
 #include "dlsim/kernel/kernel_call.h"
 #include "dlsim/model/graph.h"
+#include "dlsim/util/loss.h"
 #include "dlsim/util/optimizer.h"
 #include "dlsim/util/precision.h"
 #include "dlsim/util/status.h"
@@ -23,6 +24,9 @@ struct LoweringOptions {
   bool tf32_gemm = false;  // fp32 GEMMs may use TF32 (PyTorch default: no)
   bool tf32_given = false;  // --tf32 was given (a warning when no call can use it)
   bool training = false;   // add backward calls (the optimizer is separate)
+  // Training: the loss over the graph's first output, its calls on the node
+  // that writes it (src/ops/loss_calls.h).
+  Loss loss = Loss::kNone;
   // Mixed precision as torch.autocast: `dtype` (fp16 or bf16) is the matrix
   // ops' dtype; weights, inputs and autocast's fp32 ops stay fp32, with the
   // casts between them (src/ops/autocast.h).
