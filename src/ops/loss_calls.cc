@@ -17,21 +17,6 @@ KernelCall Fp32(KernelCall call, Phase phase) {
   return call;
 }
 
-// The cast of a 16-bit output up (forward) or of its gradient back down.
-KernelCall Cast(int64_t elems, DType from, DType to, Phase phase) {
-  KernelCall call;
-  call.kind = KernelKind::kCopy;
-  call.library_call = "copy_kernel";
-  call.phase = phase;
-  call.dtype = from;  // a cast key names its source dtype (lowering.cc)
-  call.math = MathMode::kFp32;
-  call.AddParam("op", phase == Phase::kForward ? "cast" : "cast_bwd");
-  call.AddParam("elems", elems);
-  call.bytes_read = static_cast<double>(elems) * DTypeBytes(from);
-  call.bytes_written = static_cast<double>(elems) * DTypeBytes(to);
-  return call;
-}
-
 KernelCall Pointwise(const LowerContext& ctx, const char* op, int64_t elems, double read,
                      double written) {
   return Fp32(ElementwiseCall(ctx, op, elems, 1, read, written), Phase::kBackward);
@@ -72,10 +57,10 @@ LossCalls LowerLoss(const LowerContext& ctx, Loss loss, const std::string& outpu
   const int64_t n = y.num_elements();
   const DType dtype = ctx.RunDType(y);
   const bool cast = dtype != DType::kFloat32;
-  if (cast) out.forward.push_back(Cast(n, dtype, DType::kFloat32, Phase::kForward));
+  if (cast) out.forward.push_back(CastCopyCall(n, dtype, DType::kFloat32, Phase::kForward));
   if (loss == Loss::kMean) MeanCalls(ctx, n, &out);
   if (loss == Loss::kCrossEntropy) CrossEntropyCalls(ctx, y.dims, n, &out);
-  if (cast) out.backward.push_back(Cast(n, DType::kFloat32, dtype, Phase::kBackward));
+  if (cast) out.backward.push_back(CastCopyCall(n, DType::kFloat32, dtype, Phase::kBackward));
   return out;
 }
 

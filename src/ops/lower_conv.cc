@@ -97,9 +97,7 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   // and most models build a convolution that a batch norm follows.
   const bool folded_bn = node.GetInt(kFoldedBatchNormAttr, 0) == 1;
   const bool has_bias = !node.Input(2).empty() && !folded_bn;
-  const Node* next = ctx.SoleConsumer(node.outputs[0]);
-  const bool fuse = ctx.options().fuse_conv_bias_act && !folded_bn && next != nullptr &&
-                    next->op_type == "Relu";
+  const bool fuse = ctx.options().fuse_conv_bias_act && FusedRelu(ctx, node) != nullptr;
   if (fuse) {
     KernelCall call = ConvCall(ctx, KernelKind::kConvBiasAct,
                                "cudnnConvolutionBiasActivationForward", g);

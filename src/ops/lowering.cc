@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "dlsim/model/onnx_import.h"
 #include "op_registry.h"
 #include "autocast.h"
 #include "kernel/work.h"
@@ -43,22 +42,11 @@ KernelCall UnknownOpCall(const LowerContext& ctx, const Node& node) {
   return call;
 }
 
-// Indices of Relu nodes whose only input is a Conv output with no other
-// consumer: with fusion on, the Conv node absorbs them.
+// Indices of the Relu nodes a Conv absorbs with fusion on (FusedRelu).
 std::vector<bool> FusedActivations(const Graph& graph, const LowerContext& ctx) {
   std::vector<bool> fused(graph.nodes.size(), false);
-  std::map<std::string, size_t> producer;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (const std::string& out : graph.nodes[i].outputs) producer[out] = i;
-  }
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const Node& node = graph.nodes[i];
-    if (node.op_type != "Relu" || node.inputs.empty()) continue;
-    auto it = producer.find(node.inputs[0]);
-    if (it == producer.end() || graph.nodes[it->second].op_type != "Conv") continue;
-    // a batch norm folded into the Conv runs between the two (lower_conv.cc)
-    if (graph.nodes[it->second].GetInt(kFoldedBatchNormAttr, 0) == 1) continue;
-    if (ctx.SoleConsumer(node.inputs[0]) == &node) fused[i] = true;
+  for (const Node& node : graph.nodes) {
+    if (const Node* relu = FusedRelu(ctx, node)) fused[static_cast<size_t>(relu - graph.nodes.data())] = true;
   }
   return fused;
 }
@@ -114,21 +102,8 @@ namespace {
 KernelCall CastCall(const LowerContext& ctx, const AutocastCast& cast, bool backward) {
   const Tensor& t = ctx.T(cast.tensor);
   const DType from = ctx.RunDType(t);
-  const double elems = static_cast<double>(t.num_elements());
-  KernelCall call;
-  call.kind = KernelKind::kCopy;
-  call.library_call = "copy_kernel";
-  call.phase = backward ? Phase::kBackward : Phase::kForward;
-  // A cast key names its source dtype (calibrate/torch_calibrate.py times a
-  // tensor of that dtype .to() the other): the input's in the forward, the
-  // cast-to dtype of the gradient coming back.
-  call.dtype = backward ? cast.to : from;
-  call.math = MathMode::kFp32;
-  call.AddParam("op", backward ? "cast_bwd" : "cast");
-  call.AddParam("elems", t.num_elements());
-  call.bytes_read = elems * DTypeBytes(backward ? cast.to : from);
-  call.bytes_written = elems * DTypeBytes(backward ? from : cast.to);
-  return call;
+  return backward ? CastCopyCall(t.num_elements(), cast.to, from, Phase::kBackward)
+                  : CastCopyCall(t.num_elements(), from, cast.to, Phase::kForward);
 }
 
 // What the memory model needs of a fused group, on the node that launches it.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "dlsim/model/onnx_import.h"
 #include "memory_format.h"
 
 namespace dlsim {
@@ -153,6 +154,32 @@ KernelCall ElementwiseCall(const LowerContext& ctx, const std::string& op,
   call.bytes_read = bytes_read;
   call.bytes_written = bytes_written;
   return call;
+}
+
+KernelCall CastCopyCall(int64_t elems, DType from, DType to, Phase phase) {
+  KernelCall call;
+  call.kind = KernelKind::kCopy;
+  call.library_call = "copy_kernel";
+  call.phase = phase;
+  call.dtype = from;
+  call.math = MathMode::kFp32;
+  call.AddParam("op", phase == Phase::kBackward ? "cast_bwd" : "cast");
+  call.AddParam("elems", elems);
+  call.bytes_read = static_cast<double>(elems) * DTypeBytes(from);
+  call.bytes_written = static_cast<double>(elems) * DTypeBytes(to);
+  return call;
+}
+
+const Node* FusedRelu(const LowerContext& ctx, const Node& conv) {
+  if (conv.op_type != "Conv" || conv.outputs.empty() ||
+      conv.GetInt(kFoldedBatchNormAttr, 0) == 1) {
+    return nullptr;
+  }
+  const Node* next = ctx.SoleConsumer(conv.outputs[0]);
+  return next != nullptr && next->op_type == "Relu" && !next->inputs.empty() &&
+                 next->inputs[0] == conv.outputs[0]
+             ? next
+             : nullptr;
 }
 
 KernelCall ReductionCall(const LowerContext& ctx, const std::string& op, int64_t in_elems,

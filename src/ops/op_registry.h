@@ -120,6 +120,16 @@ KernelCall ElementwiseCall(const LowerContext& ctx, const std::string& op,
 // A backward pointwise call reading the output gradient (+ saved inputs).
 KernelCall ElementwiseBwdCall(const LowerContext& ctx, const std::string& op,
                               int64_t elems, int arity);
+// A copy of `elems` elements converting `from` to `to`: "cast" in the
+// forward, "cast_bwd" (a gradient cast back) in the backward. Its key names
+// the source dtype, as calibrate/torch_calibrate.py times a tensor of that
+// dtype .to() the other.
+KernelCall CastCopyCall(int64_t elems, DType from, DType to, Phase phase);
+// The Relu that `conv` fuses with under fuse_conv_bias_act
+// (cudnnConvolutionBiasActivationForward): the only reader of its output,
+// unless a batch norm the exporter folded into the Conv runs between them;
+// nullptr when none.
+const Node* FusedRelu(const LowerContext& ctx, const Node& conv);
 // A reduction ("sum", "max", ...) of `in_elems` elements to `out_elems`
 // rows (rows = out_elems, cols = in_elems / out_elems).
 KernelCall ReductionCall(const LowerContext& ctx, const std::string& op, int64_t in_elems,
