@@ -6,6 +6,7 @@
 
 #include "dlsim/cost/roofline.h"
 #include "dlsim/perfdb/fit.h"
+#include "dlsim/perfdb/kernel_counts.h"
 #include "dlsim/perfdb/perf_db.h"
 #include "dlsim/perfdb/timing_table.h"
 
@@ -38,6 +39,22 @@ class MeasuredPricer : public KernelPricer {
  private:
   TimingTable table_;
   DeviceSpec device_;
+};
+
+// Adds the kernels per call (KernelCounts) to the inner pricer's costs.
+class KernelCountPricer : public KernelPricer {
+ public:
+  KernelCountPricer(std::shared_ptr<const KernelPricer> inner, KernelCounts counts)
+      : inner_(std::move(inner)), counts_(std::move(counts)) {}
+  std::optional<CallCost> Price(const KernelCall& call) const override {
+    std::optional<CallCost> c = inner_->Price(call);
+    if (c) c->kernels = counts_.Of(KeyOf(call)).value_or(1);
+    return c;
+  }
+
+ private:
+  std::shared_ptr<const KernelPricer> inner_;
+  KernelCounts counts_;
 };
 
 // Per-op-class models fitted on this GPU's measurements, corrected by the
@@ -143,11 +160,16 @@ Result<std::shared_ptr<const KernelPricer>> BuildDatabasePricer(
     if (fitted.ok()) fit = std::move(fitted).value();
   }
   if (fit) chain->chain.push_back(std::make_shared<FittedPricer>(std::move(*fit), machine.device));
+  std::shared_ptr<const KernelPricer> pricer = chain;
   if (!machine.calibration.l2_resident_factor.empty()) {
-    return std::shared_ptr<const KernelPricer>(std::make_shared<L2ResidentPricer>(
-        chain, machine.calibration.l2_resident_factor, machine.device.l2_bytes));
+    pricer = std::make_shared<L2ResidentPricer>(pricer, machine.calibration.l2_resident_factor,
+                                                machine.device.l2_bytes);
   }
-  return std::shared_ptr<const KernelPricer>(chain);
+  DLSIM_ASSIGN_OR_RETURN(auto counts, db->LoadKernelCounts(gpu));
+  if (!counts.empty()) {
+    pricer = std::make_shared<KernelCountPricer>(pricer, KernelCounts(counts));
+  }
+  return pricer;
 }
 
 }  // namespace dlsim

@@ -276,8 +276,8 @@ void Summarise(const ScheduleResult& sched, const TaskDag& dag, Estimate* e) {
   for (const LayerEstimate& layer : e->layers) {
     e->flops += layer.flops;
     e->bytes += layer.bytes;
-    e->kernel_count += static_cast<int64_t>(layer.calls.size());
     for (const CallCost& c : layer.costs) {
+      e->kernel_count += c.kernels;
       e->source_share[CostSourceName(c.source)] += c.time_s;
       e->p10_s += c.p10_s;
       e->p90_s += c.p90_s;
@@ -344,6 +344,12 @@ T Dominant(const std::vector<CallCost>& costs, T fallback, Field field) {
 }
 
 }  // namespace
+
+int64_t LayerEstimate::kernels() const {
+  int64_t n = 0;
+  for (const CallCost& c : costs) n += c.kernels;
+  return n;
+}
 
 CostSource LayerEstimate::source() const {
   return Dominant(costs, CostSource::kRoofline, [](const CallCost& c) { return c.source; });

@@ -1,5 +1,6 @@
 // Importing measurement records: all files in one transaction, upserting on
 // (gpu, software stack, key, algo) so a re-import replaces rather than adds.
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -16,7 +17,11 @@ using perfdb_internal::Transaction;
 
 std::string KernelsToJson(const std::vector<KernelTime>& kernels) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
-  for (const auto& k : kernels) j.push_back({{"name", k.name}, {"ms", k.ms}});
+  for (const auto& k : kernels) {
+    nlohmann::ordered_json kernel = {{"name", k.name}};
+    if (!std::isnan(k.ms)) kernel["ms"] = k.ms;  // a counted record's kernels have no times
+    j.push_back(std::move(kernel));
+  }
   return j.dump();
 }
 

@@ -31,7 +31,9 @@ constexpr const char* kOrderRecords =
 Status ParseKernelsColumn(const std::string& text, std::vector<KernelTime>* out) {
   try {
     for (const auto& k : nlohmann::json::parse(text)) {
-      out->push_back({k.at("name").get<std::string>(), k.at("ms").get<double>()});
+      KernelTime kt{k.at("name").get<std::string>()};
+      if (k.contains("ms") && !k.at("ms").is_null()) kt.ms = k.at("ms").get<double>();  // absent: a counted record
+      out->push_back(std::move(kt));
     }
   } catch (const nlohmann::json::exception& e) {
     return ParseError(std::string("column kernels is not valid JSON: ") + e.what());
@@ -178,6 +180,27 @@ Result<std::vector<MeasurementRecord>> PerfDb::RecordsOfKind(const std::string& 
       " WHERE m.gpu_id = CAST(?1 AS INTEGER) AND m.stack_id = CAST(?2 AS INTEGER)"
       " AND m.kind = ?3",
       {std::to_string(ids.first), std::to_string(ids.second), KernelKindName(kind)});
+}
+
+Result<std::map<std::string, int64_t>> PerfDb::LoadKernelCounts(const std::string& gpu_name) const {
+  DLSIM_ASSIGN_OR_RETURN(auto ids, LatestStackIds(gpu_name));
+  DLSIM_ASSIGN_OR_RETURN(Statement q, Statement::Prepare(db_.get(), path_, R"sql(
+      SELECT key, CASE WHEN json_valid(kernels) AND json_type(kernels) = 'array'
+                  THEN json_array_length(kernels) END, id
+      FROM measurements WHERE gpu_id = ?1 AND stack_id = ?2 AND status = 'counted')sql"));
+  q.BindInt(1, ids.first);
+  q.BindInt(2, ids.second);
+  std::map<std::string, int64_t> counts;
+  for (;;) {
+    DLSIM_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    if (q.IsNull(1)) {  // not JSON, or not an array
+      return ParseError(path_ + ": measurement " + std::to_string(q.Int(2)) +
+                        ": column kernels is not a JSON array");
+    }
+    counts.emplace_hint(counts.end(), q.Text(0), q.Int(1));
+  }
+  return counts;
 }
 
 Result<TimingTable> PerfDb::LoadTimings(const std::string& gpu_name) const {

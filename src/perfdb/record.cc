@@ -82,7 +82,7 @@ Status ReadBool(const json& j, const char* field, bool* out) {
   return Status::Ok();
 }
 
-Status ReadKernels(const json& j, std::vector<KernelTime>* out) {
+Status ReadKernels(const json& j, bool times_required, std::vector<KernelTime>* out) {
   auto it = j.find("kernels");
   if (it == j.end() || it->is_null()) return Status::Ok();
   if (!it->is_array()) return ParseError("field 'kernels' must be an array");
@@ -92,7 +92,7 @@ Status ReadKernels(const json& j, std::vector<KernelTime>* out) {
     if (!k.is_object()) return ParseError("field '" + where + "' must be an object");
     KernelTime kt;
     DLSIM_RETURN_IF_ERROR(ReadString(k, "name", &kt.name).WithContext(where));
-    DLSIM_RETURN_IF_ERROR(ReadNumber(k, "ms", true, &kt.ms).WithContext(where));
+    DLSIM_RETURN_IF_ERROR(ReadNumber(k, "ms", times_required, &kt.ms).WithContext(where));
     out->push_back(std::move(kt));
   }
   return Status::Ok();
@@ -140,12 +140,12 @@ Status ReadRecord(const json& j, MeasurementRecord* r) {
   DLSIM_RETURN_IF_ERROR(ReadBool(j, "fastest", &r->fastest));
   DLSIM_RETURN_IF_ERROR(ReadString(j, "status", &r->status));
   if (r->status != "ok" && r->status != "noisy" && r->status != "unsupported" &&
-      r->status != "failed") {
+      r->status != "failed" && r->status != "counted") {
     return ParseError("field 'status': '" + r->status +
-                      "' is not ok, noisy, unsupported or failed");
+                      "' is not ok, noisy, unsupported, failed or counted");
   }
   DLSIM_RETURN_IF_ERROR(ReadTimes(j, r));
-  DLSIM_RETURN_IF_ERROR(ReadKernels(j, &r->kernels));
+  DLSIM_RETURN_IF_ERROR(ReadKernels(j, !r->is_kernel_count(), &r->kernels));
   DLSIM_RETURN_IF_ERROR(CheckRecordValues(*r));
   return ReadString(j, "time_utc", &r->time_utc);
 }
@@ -264,7 +264,11 @@ std::string RecordToJson(const MeasurementRecord& r) {
   if (!std::isnan(r.workspace_bytes)) j["workspace_bytes"] = r.workspace_bytes;
   j["status"] = r.status;
   j["kernels"] = nlohmann::ordered_json::array();
-  for (const auto& k : r.kernels) j["kernels"].push_back({{"name", k.name}, {"ms", k.ms}});
+  for (const auto& k : r.kernels) {
+    nlohmann::ordered_json kernel = {{"name", k.name}};
+    if (!std::isnan(k.ms)) kernel["ms"] = k.ms;
+    j["kernels"].push_back(std::move(kernel));
+  }
   j["time_utc"] = r.time_utc;
   return j.dump();
 }

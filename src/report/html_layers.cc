@@ -28,7 +28,7 @@ std::string LayerTable(const Estimate& e) {
   for (const LayerEstimate& l : e.layers) {
     if (l.calls.empty()) continue;
     s += "<tr><td class=\"name\">" + Name(l.name) + "</td><td>" + svg::Escape(l.op_type) +
-         "</td><td class=\"num\">" + std::to_string(l.calls.size()) + "</td><td class=\"num\">" +
+         "</td><td class=\"num\">" + std::to_string(l.kernels()) + "</td><td class=\"num\">" +
          FormatFlops(l.flops) + "</td><td class=\"num\">" + FormatBytes(l.bytes) +
          "</td><td class=\"num\">" + FormatTime(l.time_s()) + "</td><td>" + BoundName(l.bound()) +
          "</td><td>" + CostSourceName(l.source()) + "</td></tr>";

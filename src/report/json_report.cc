@@ -15,6 +15,7 @@ json CallJson(const KernelCall& call, const CallCost& cost) {
             {"time_ms", cost.time_s * 1e3},
             {"source", CostSourceName(cost.source)},
             {"bound", BoundName(cost.bound)},
+            {"kernels", cost.kernels},
             {"flops", call.flops},
             {"bytes_read", call.bytes_read},
             {"bytes_written", call.bytes_written}};
@@ -33,7 +34,7 @@ json LayerJson(const LayerEstimate& layer, bool include_calls) {
             {"bound", BoundName(layer.bound())},
             {"flops", layer.flops},
             {"bytes", layer.bytes},
-            {"kernels", layer.calls.size()},
+            {"kernels", layer.kernels()},
             {"known_op", layer.known_op}};
   if (include_calls) {
     json calls = json::array();

@@ -7,12 +7,12 @@
 namespace dlsim {
 namespace {
 
-std::string Row(const std::string& name, const std::string& op, size_t kernels,
+std::string Row(const std::string& name, const std::string& op, int64_t kernels,
                 const std::string& flops, const std::string& bytes, const std::string& time,
                 const std::string& bound, const std::string& source) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-40.40s %-18.18s %7zu %14s %12s %12s %-8s %-9s\n",
-                name.c_str(), op.c_str(), kernels, flops.c_str(), bytes.c_str(), time.c_str(),
+  std::snprintf(buf, sizeof buf, "%-40.40s %-18.18s %7lld %14s %12s %12s %-8s %-9s\n",
+                name.c_str(), op.c_str(), static_cast<long long>(kernels), flops.c_str(), bytes.c_str(), time.c_str(),
                 bound.c_str(), source.c_str());
   return buf;
 }
@@ -84,7 +84,7 @@ void WriteEstimateTable(std::ostream& out, const Estimate& e, const ReportOption
   int rows = 0;
   for (const LayerEstimate* l : layers) {
     if (options.max_table_rows > 0 && rows++ >= options.max_table_rows) break;
-    out << Row(l->name, l->op_type, l->calls.size(), FormatFlops(l->flops), FormatBytes(l->bytes),
+    out << Row(l->name, l->op_type, l->kernels(), FormatFlops(l->flops), FormatBytes(l->bytes),
                FormatTime(l->time_s()), BoundName(l->bound()), CostSourceName(l->source()));
   }
   out << "\n";
@@ -145,7 +145,8 @@ void WriteEstimateCsv(std::ostream& out, const Estimate& e) {
                            std::to_string(e.batch) + "," + CsvField(PrecisionName(e.precision)) + "," + ModeName(e.mode) + ",";
   for (const LayerEstimate& l : e.layers) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, ",%zu,%.0f,%.0f,%.6f,%.6f,%.6f,%s,%s\n", l.calls.size(),
+    std::snprintf(buf, sizeof buf, ",%lld,%.0f,%.0f,%.6f,%.6f,%.6f,%s,%s\n",
+                  static_cast<long long>(l.kernels()),
                   l.flops, l.bytes, l.fwd_s * 1e3, l.bwd_s * 1e3, l.time_s() * 1e3,
                   BoundName(l.bound()), CostSourceName(l.source()));
     out << head << CsvField(l.name) << "," << CsvField(l.op_type) << buf;

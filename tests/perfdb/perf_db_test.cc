@@ -135,6 +135,36 @@ TEST(PerfDbTest, ImportCountsRowsAndStats) {
   EXPECT_EQ(db.Gpu("A100").status().code(), StatusCode::kNotFound);
 }
 
+TEST(PerfDbTest, CountedRecordsGiveKernelCountsAndNoTimings) {
+  PerfDb db = OpenNew(TempPath("a.db"));
+  ASSERT_TRUE(db.ImportJsonl(Fixture("h100_a.jsonl")).ok());
+  auto all = db.AllRecords();
+  ASSERT_TRUE(all.ok());
+  MeasurementRecord counted = all->front();
+  const std::string gpu = counted.gpu_name;
+  auto before = db.LoadTimings(gpu);
+  ASSERT_TRUE(before.ok());
+  counted.algo = "torch-kernels";
+  counted.status = "counted";
+  counted.median_ms = counted.min_ms = counted.max_ms = counted.p10_ms = counted.p90_ms = NAN;
+  counted.reps = 0;
+  counted.kernels = {KernelTime{"a"}, KernelTime{"b"}, KernelTime{"c"}};
+  ASSERT_TRUE(db.ImportRecords({counted}).ok());
+  auto counts = db.LoadKernelCounts(gpu);
+  ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  ASSERT_EQ(counts->size(), 1u);
+  EXPECT_EQ(counts->at(counted.key), 3);
+  auto after = db.LoadTimings(gpu);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->size(), before->size());
+  // Export and import keep the kernels without times.
+  auto again = db.AllRecords();
+  ASSERT_TRUE(again.ok());
+  bool found = false;
+  for (const auto& r : *again) found = found || SameRecord(r, counted);
+  EXPECT_TRUE(found);
+}
+
 TEST(PerfDbTest, ReimportIsIdempotent) {
   PerfDb db = OpenNew(TempPath("a.db"));
   ASSERT_TRUE(db.ImportJsonl(Fixture("h100_a.jsonl")).ok());

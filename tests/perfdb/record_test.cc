@@ -96,6 +96,37 @@ TEST(RecordTest, BadKeyStatusAndSchemaRejected) {
   EXPECT_EQ(ParseRecordJson("[1, 2]").status().message(), "a record must be a JSON object");
 }
 
+// A counted record (calibrate/torch_kernel_count.py): no times, kernels
+// named without "ms"; it round-trips and never carries times.
+TEST(RecordTest, CountedRecordListsKernelsWithoutTimes) {
+  std::string line = FirstLine(Fixture("h100_a.jsonl"));
+  MeasurementRecord ok = *ParseRecordJson(line);
+  MeasurementRecord counted = ok;
+  counted.status = "counted";
+  counted.algo = "torch-kernels";
+  counted.median_ms = counted.min_ms = counted.max_ms = counted.p10_ms = counted.p90_ms = NAN;
+  counted.reps = 0;
+  counted.workspace_bytes = NAN;
+  counted.kernels = {KernelTime{"nchwToNhwcKernel"}, KernelTime{"sm90_xmma_fprop"}};
+  const std::string json = RecordToJson(counted);
+  EXPECT_EQ(json.find("\"ms\""), std::string::npos) << json;
+  auto back = ParseRecordJson(json);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(SameRecord(*back, counted));
+  EXPECT_TRUE(back->is_kernel_count());
+  EXPECT_FALSE(back->has_times());
+  ASSERT_EQ(back->kernels.size(), 2u);
+  EXPECT_TRUE(std::isnan(back->kernels[1].ms));
+  // A timed record's kernels still need their times.
+  MeasurementRecord timed = ok;
+  timed.kernels = {KernelTime{"k"}};
+  std::string no_ms = RecordToJson(timed);
+  auto refused = ParseRecordJson(no_ms);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("kernels[0]"), std::string::npos)
+      << refused.status().message();
+}
+
 // Issue 24: dims that each fit int64 but describe impossible work (db fit
 // then reported 1.5e17 TFLOP/s) are refused; the real record passes.
 TEST(RecordTest, ImpossibleWorkRateIsRefused) {

@@ -31,6 +31,10 @@ struct CallCost {
   std::string algo;               // algorithm priced (measured convs)
   double heuristic_time_s = -1;   // time of cuDNN's heuristic pick, if known
   std::string heuristic_algo;     // the heuristic's pick, "" if unknown
+  // GPU kernels the call launches: counted for its key on this GPU (or the
+  // nearest counted key's count, include/dlsim/perfdb/kernel_counts.h); 1
+  // when the database counted none of its kind.
+  int64_t kernels = 1;
 };
 
 // One pricing source. Price returns nullopt when it cannot price the call.

@@ -44,6 +44,8 @@ struct LayerEstimate {
   double bytes = 0;
   bool known_op = true;
   double time_s() const { return fwd_s + bwd_s; }
+  // GPU kernels the layer's calls launch (CallCost::kernels summed).
+  int64_t kernels() const;
   // The source and bound that priced most of this layer's time.
   CostSource source() const;
   Bound bound() const;
@@ -83,7 +85,7 @@ struct Estimate {
   double p90_s = 0;
   double flops = 0;
   double bytes = 0;
-  int64_t kernel_count = 0;
+  int64_t kernel_count = 0;  // GPU kernels launched (CallCost::kernels summed)
   int64_t parameter_count = 0;
   std::vector<LayerEstimate> layers;  // in graph order; optimizer last
   std::vector<std::string> critical_path;  // task names

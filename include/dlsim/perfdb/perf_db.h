@@ -116,6 +116,9 @@ class PerfDb {
   Result<TimingTable> LoadTimings(const std::string& gpu_name) const;
   // Every record (all algorithms, all statuses) of the GPU's latest stack,
   // of one kind or of all kinds, ordered by key then algo.
+  // Kernels per call of the keys counted on the GPU's latest stack (records
+  // with status "counted"): key -> the length of the record's kernel list.
+  Result<std::map<std::string, int64_t>> LoadKernelCounts(const std::string& gpu_name) const;
   Result<std::vector<MeasurementRecord>> RecordsOfKind(const std::string& gpu_name,
                                                        KernelKind kind) const;
   Result<std::vector<MeasurementRecord>> RecordsOfGpu(const std::string& gpu_name) const;

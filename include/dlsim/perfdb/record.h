@@ -15,12 +15,15 @@ namespace dlsim {
 // The record format version this build reads and writes.
 inline constexpr int kRecordSchemaVersion = 1;
 
-// One kernel launch of a library call, as CUPTI saw it.
+// One kernel launch of a library call, as CUPTI saw it. A record with
+// status "counted" lists its kernels without times (ms NaN).
 struct KernelTime {
   std::string name;
-  double ms = 0;
+  double ms = std::numeric_limits<double>::quiet_NaN();
 
-  bool operator==(const KernelTime& o) const { return name == o.name && ms == o.ms; }
+  bool operator==(const KernelTime& o) const {
+    return name == o.name && (ms == o.ms || (ms != ms && o.ms != o.ms));
+  }
 };
 
 // One measured (key, algorithm) pair on one GPU and software stack.
@@ -48,17 +51,22 @@ struct MeasurementRecord {
   double p90_ms = std::numeric_limits<double>::quiet_NaN();
   int64_t reps = 0;
   double workspace_bytes = std::numeric_limits<double>::quiet_NaN();
-  std::string status;  // "ok", "noisy", "unsupported", "failed"
+  // "ok", "noisy", "unsupported", "failed", or "counted": no times, only
+  // the kernels one call of the key launches (calibrate/torch_kernel_count.py).
+  std::string status;
   std::vector<KernelTime> kernels;
   std::string time_utc;
 
   // True when the record carries times (status "ok" or "noisy").
   bool has_times() const { return status == "ok" || status == "noisy"; }
+  // True when the record lists the kernels one call launches, without times.
+  bool is_kernel_count() const { return status == "counted"; }
 };
 
 // Parses one JSON line. Errors name the missing or mistyped field. Fields
 // median_ms..p90_ms, reps and workspace_bytes are required when status is
-// "ok" or "noisy" and optional otherwise; `kernels` is optional (empty).
+// "ok" or "noisy" and optional otherwise; `kernels` is optional (empty),
+// and its entries' "ms" is optional when status is "counted".
 // The key must parse (ParseKernelKey) and schema must be 1.
 Result<MeasurementRecord> ParseRecordJson(const std::string& line);
 

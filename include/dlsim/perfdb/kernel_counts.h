@@ -1,0 +1,73 @@
+// How many GPU kernels one call of a kernel key launches. One dlsim call can
+// be several kernels: cuDNN's layout transforms around a convolution on
+// NCHW tensors, a split-K GEMM's reduction, a LayerNorm backward's two
+// kernels, a recurrent layer's kernels per time step. The counts come from
+// records with status "counted" (calibrate/torch_kernel_count.py); a key
+// nobody counted takes the count of the nearest counted key of its kind.
+#ifndef DLSIM_PERFDB_KERNEL_COUNTS_H_
+#define DLSIM_PERFDB_KERNEL_COUNTS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "dlsim/kernel/key.h"
+
+namespace dlsim {
+
+class KernelCounts {
+ public:
+  KernelCounts();
+  // `counts`: key text -> kernels one call launches. Keys that do not parse
+  // are never neighbours.
+  explicit KernelCounts(const std::map<std::string, int64_t>& counts);
+
+  // The kernels one call of `key` launches: its own count when counted;
+  // otherwise the count of the nearest counted key of the same kind, where
+  // each differing dtype, math, layout or text parameter is
+  // kCountMismatchDistance and each numeric parameter adds |log2 a - log2 b|
+  // (ties to the key that sorts first); nullopt when no key of the kind was
+  // counted. Thread-safe.
+  std::optional<int64_t> Of(const ParsedKey& key) const;
+
+  size_t size() const { return exact_.size(); }
+
+  static constexpr double kCountMismatchDistance = 4.0;
+
+ private:
+  struct Point {
+    std::string key;
+    std::vector<std::string> categories;       // dtype, math, layout, then text params by name
+    std::vector<std::pair<std::string, double>> numbers;  // log2 of numeric params, by name
+    int64_t count = 0;
+  };
+  // Counted keys with the same categories and parameter names: the shape
+  // (values unused) and, per key, its numbers, rank in key order and count.
+  struct Bucket {
+    Point shape;
+    std::vector<double> values;  // row-major, shape.numbers.size() per key
+    std::vector<size_t> ranks;
+    std::vector<int64_t> counts;
+  };
+  static Point Encode(const ParsedKey& key, int64_t count);
+  // The distance of a and b over categories and parameter names alone.
+  static double ShapeDistance(const Point& a, const Point& b);
+
+  // The counted keys of one kind, encoded on the first query of the kind.
+  const std::vector<Bucket>& BucketsOf(const std::string& kind) const;
+
+  std::unordered_map<std::string, int64_t> exact_;
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> by_kind_;  // sorted by key
+  mutable std::unique_ptr<std::mutex> mutex_;
+  mutable std::map<std::string, std::vector<Bucket>> buckets_;  // kind -> encoded by_kind_
+  mutable std::unordered_map<std::string, std::optional<int64_t>> nearest_;  // memo of Of
+};
+
+}  // namespace dlsim
+
+#endif  // DLSIM_PERFDB_KERNEL_COUNTS_H_

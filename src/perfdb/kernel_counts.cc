@@ -1,0 +1,130 @@
+#include "dlsim/perfdb/kernel_counts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace dlsim {
+
+KernelCounts::KernelCounts() : mutex_(std::make_unique<std::mutex>()) {}
+
+KernelCounts::KernelCounts(const std::map<std::string, int64_t>& counts) : KernelCounts() {
+  exact_.reserve(counts.size());
+  for (const auto& [text, count] : counts) {
+    exact_.emplace(text, count);
+    by_kind_[text.substr(0, text.find(' '))].emplace_back(text, count);  // map order: sorted
+  }
+}
+
+const std::vector<KernelCounts::Bucket>& KernelCounts::BucketsOf(const std::string& kind) const {
+  // Called with mutex_ held.
+  auto [it, added] = buckets_.try_emplace(kind);
+  if (!added) return it->second;
+  auto keys = by_kind_.find(kind);
+  if (keys == by_kind_.end()) return it->second;
+  std::map<std::string, size_t> bucket_of;  // categories and names -> index in it->second
+  for (size_t rank = 0; rank < keys->second.size(); ++rank) {
+    auto key = ParseKernelKey(keys->second[rank].first);
+    if (!key.ok()) continue;
+    Point p = Encode(*key, keys->second[rank].second);
+    std::string shape;
+    for (const auto& c : p.categories) shape += c + ' ';
+    for (const auto& [name, value] : p.numbers) shape += name + ' ';
+    auto [b, fresh] = bucket_of.try_emplace(shape, it->second.size());
+    if (fresh) it->second.push_back(Bucket{p, {}, {}, {}});
+    Bucket& bucket = it->second[b->second];
+    for (const auto& number : p.numbers) bucket.values.push_back(number.second);
+    bucket.ranks.push_back(rank);
+    bucket.counts.push_back(p.count);
+  }
+  return it->second;
+}
+
+KernelCounts::Point KernelCounts::Encode(const ParsedKey& key, int64_t count) {
+  Point p;
+  p.key = FormatKernelKey(key);
+  p.count = count;
+  p.categories = {"dtype=" + key.dtype, "math=" + key.math, "layout=" + key.layout};
+  for (const auto& [name, value] : key.params) {
+    int64_t v = 0;
+    if (ParseKeyInt(value, &v)) {
+      p.numbers.emplace_back(name, std::log2(static_cast<double>(std::max<int64_t>(v, 0)) + 1));
+    } else {
+      p.categories.push_back(name + "=" + value);
+    }
+  }
+  std::sort(p.categories.begin(), p.categories.end());
+  std::sort(p.numbers.begin(), p.numbers.end());
+  return p;
+}
+
+double KernelCounts::ShapeDistance(const Point& a, const Point& b) {
+  // Categories: each one in a but not b, or in b but not a, is half a
+  // mismatch (a differing value appears on both sides).
+  size_t only = 0;
+  for (size_t i = 0, j = 0; i < a.categories.size() || j < b.categories.size();) {
+    if (j == b.categories.size() || (i < a.categories.size() && a.categories[i] < b.categories[j])) {
+      ++only, ++i;
+    } else if (i == a.categories.size() || b.categories[j] < a.categories[i]) {
+      ++only, ++j;
+    } else {
+      ++i, ++j;
+    }
+  }
+  double d = kCountMismatchDistance * static_cast<double>(only) / 2;
+  // A numeric parameter only one side has is a whole mismatch.
+  for (size_t i = 0, j = 0; i < a.numbers.size() || j < b.numbers.size();) {
+    if (j == b.numbers.size() || (i < a.numbers.size() && a.numbers[i].first < b.numbers[j].first)) {
+      d += kCountMismatchDistance, ++i;
+    } else if (i == a.numbers.size() || b.numbers[j].first < a.numbers[i].first) {
+      d += kCountMismatchDistance, ++j;
+    } else {
+      ++i, ++j;
+    }
+  }
+  return d;
+}
+
+std::optional<int64_t> KernelCounts::Of(const ParsedKey& key) const {
+  const std::string text = FormatKernelKey(key);
+  if (auto it = exact_.find(text); it != exact_.end()) return it->second;
+  std::lock_guard<std::mutex> lock(*mutex_);
+  if (auto it = nearest_.find(text); it != nearest_.end()) return it->second;
+  const Point query = Encode(key, 0);
+  double best = std::numeric_limits<double>::infinity();
+  size_t best_rank = 0;
+  std::optional<int64_t> count;
+  for (const Bucket& bucket : BucketsOf(KernelKindName(key.kind))) {
+    const double shape_d = ShapeDistance(query, bucket.shape);
+    if (shape_d > best) continue;
+    // The query's value per bucket dimension, NaN where it lacks the name
+    // (ShapeDistance counted that).
+    const size_t dims = bucket.shape.numbers.size();
+    std::vector<double> q(dims, std::numeric_limits<double>::quiet_NaN());
+    for (size_t i = 0, j = 0; i < dims && j < query.numbers.size();) {
+      if (bucket.shape.numbers[i].first == query.numbers[j].first) {
+        q[i++] = query.numbers[j++].second;
+      } else if (bucket.shape.numbers[i].first < query.numbers[j].first) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    for (size_t p = 0; p < bucket.counts.size(); ++p) {
+      double d = shape_d;
+      for (size_t i = 0; i < dims; ++i) {
+        if (q[i] == q[i]) d += std::abs(q[i] - bucket.values[p * dims + i]);
+      }
+      // Ties keep the key that sorts first.
+      if (d < best || (d == best && count && bucket.ranks[p] < best_rank)) {
+        best = d;
+        best_rank = bucket.ranks[p];
+        count = bucket.counts[p];
+      }
+    }
+  }
+  nearest_.emplace(text, count);
+  return count;
+}
+
+}  // namespace dlsim

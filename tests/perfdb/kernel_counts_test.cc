@@ -1,0 +1,65 @@
+#include "dlsim/perfdb/kernel_counts.h"
+
+#include <gtest/gtest.h>
+
+namespace dlsim {
+namespace {
+
+ParsedKey Key(const std::string& text) {
+  auto k = ParseKernelKey(text);
+  EXPECT_TRUE(k.ok()) << k.status().ToString();
+  return *k;
+}
+
+const char* kConv16 =
+    "conv_fwd n=8 c=64 h=56 w=56 k=64 r=3 s=3 pad_h=1 pad_w=1 stride_h=1 stride_w=1 dil_h=1 "
+    "dil_w=1 groups=1 dtype=fp16 math=fp32 layout=nchw";
+const char* kConv32 =
+    "conv_fwd n=8 c=64 h=56 w=56 k=64 r=3 s=3 pad_h=1 pad_w=1 stride_h=1 stride_w=1 dil_h=1 "
+    "dil_w=1 groups=1 dtype=fp32 math=tf32 layout=nchw";
+
+TEST(KernelCountsTest, CountedKeyGivesItsOwnCount) {
+  KernelCounts counts({{kConv16, 4}, {kConv32, 1}});
+  EXPECT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts.Of(Key(kConv16)), 4);
+  EXPECT_EQ(counts.Of(Key(kConv32)), 1);
+}
+
+TEST(KernelCountsTest, UncountedKeyTakesTheNearestOfItsDtype) {
+  KernelCounts counts({{kConv16, 4}, {kConv32, 1}});
+  // Other channels and size, same dtype, math and layout as kConv16: its
+  // numbers differ by log2 steps, the fp32 key's also by two categories.
+  auto near16 = Key(
+      "conv_fwd n=8 c=96 h=28 w=28 k=128 r=3 s=3 pad_h=1 pad_w=1 stride_h=1 stride_w=1 dil_h=1 "
+      "dil_w=1 groups=1 dtype=fp16 math=fp32 layout=nchw");
+  EXPECT_EQ(counts.Of(near16), 4);
+  auto near32 = Key(
+      "conv_fwd n=8 c=96 h=28 w=28 k=128 r=3 s=3 pad_h=1 pad_w=1 stride_h=1 stride_w=1 dil_h=1 "
+      "dil_w=1 groups=1 dtype=fp32 math=tf32 layout=nchw");
+  EXPECT_EQ(counts.Of(near32), 1);
+  EXPECT_EQ(counts.Of(near32), 1);  // the memo gives the same
+}
+
+TEST(KernelCountsTest, KindNobodyCountedHasNoCount) {
+  KernelCounts counts({{kConv16, 4}});
+  EXPECT_FALSE(counts.Of(Key("gemm m=64 n=64 k=64 trans_a=0 trans_b=0 dtype=fp16 math=fp32 layout=-"))
+                   .has_value());
+  EXPECT_FALSE(KernelCounts().Of(Key(kConv16)).has_value());
+}
+
+TEST(KernelCountsTest, NearestIsByLog2DistanceThenCategories) {
+  const std::string a = "reduction op=sum rows=4 cols=64 dtype=fp32 math=fp32 layout=-";
+  const std::string b = "reduction op=sum rows=16 cols=64 dtype=fp32 math=fp32 layout=-";
+  KernelCounts counts({{a, 2}, {b, 3}});
+  // rows=8 against rows=4 and 16: |log2 9 - log2 5| = 0.85 < |log2 9 - log2 17| = 0.92.
+  EXPECT_EQ(counts.Of(Key("reduction op=sum rows=8 cols=64 dtype=fp32 math=fp32 layout=-")), 2);
+  // A differing text parameter costs both the same: the numbers decide.
+  EXPECT_EQ(counts.Of(Key("reduction op=max rows=16 cols=64 dtype=fp32 math=fp32 layout=-")), 3);
+  // Equal distances go to the key that sorts first ("rows=16" < "rows=4").
+  KernelCounts tie({{"reduction op=sum rows=4 cols=64 dtype=fp32 math=fp32 layout=-", 2},
+                    {"reduction op=sum rows=4 cols=64 dtype=fp16 math=fp32 layout=-", 5}});
+  EXPECT_EQ(tie.Of(Key("reduction op=sum rows=4 cols=64 dtype=bf16 math=fp32 layout=-")), 5);
+}
+
+}  // namespace
+}  // namespace dlsim
