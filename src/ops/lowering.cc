@@ -7,6 +7,7 @@
 #include "kernel/work.h"
 #include "foreach_optimizer.h"
 #include "framework_fusion.h"
+#include "gradient_sums.h"
 #include "loss_calls.h"
 
 namespace dlsim {
@@ -162,6 +163,19 @@ void AttachLoss(const LowerContext& ctx, LoweredGraph* lowered) {
   calls.insert(backward, loss.forward.begin(), loss.forward.end());
 }
 
+// Autograd's sums of gradients (gradient_sums.h), each before the backward
+// calls of the node it joins.
+void AttachGradientSums(const LowerContext& ctx, const std::vector<FusedGroup>& groups,
+                        LoweredGraph* lowered) {
+  for (auto& [index, call] : GradientSumCalls(ctx, groups)) {
+    call.flops = CallFlops(call);
+    std::vector<KernelCall>& calls = lowered->nodes[index].calls;
+    auto backward = std::find_if(calls.begin(), calls.end(),
+                                 [](const KernelCall& c) { return c.phase == Phase::kBackward; });
+    calls.insert(backward, std::move(call));
+  }
+}
+
 }  // namespace
 
 Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options) {
@@ -224,7 +238,10 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
     for (KernelCall& call : ln.calls) call.flops = CallFlops(call);
     lowered.nodes.push_back(std::move(ln));
   }
-  if (options.training) AttachLoss(ctx, &lowered);
+  if (options.training) {
+    AttachLoss(ctx, &lowered);
+    AttachGradientSums(ctx, groups, &lowered);
+  }
   lowered.autocast_dtype = std::move(autocast.tensor_dtype);
   return lowered;
 }

@@ -210,6 +210,75 @@ TEST(LoweringTest, ALossOverA16BitOutputCastsItUpAndItsGradientBack) {
   EXPECT_EQ(relu[6].StrParam("op", ""), "relu_bwd");
 }
 
+// Autograd sums the gradients of a tensor several ops read: a residual
+// branch's input (read by the MatMul and the Add) gets one add, before its
+// producer's backward; a tied weight read twice gets one in fp32 on its
+// first reader; a comparison passes no gradient and a graph input needs none.
+std::vector<std::string> GradientSums(const LoweredNode& node) {
+  std::vector<std::string> keys;
+  for (const KernelCall& c : node.calls) {
+    if (c.phase == Phase::kBackward && c.StrParam("op", "") == "add") {
+      keys.push_back(c.Key());
+    }
+  }
+  return keys;
+}
+
+TEST(LoweringTest, GradientsOfATensorReadTwiceAreSummed) {
+  GraphBuilder b;
+  b.Input("x", {64, 256}).Weight("w", {256, 256}).Weight("w2", {256, 256});
+  b.Op("MatMul", "mm", {"x", "w"}, "h", {64, 256});
+  b.Op("MatMul", "branch", {"h", "w2"}, "r", {64, 256});
+  b.Op("Add", "residual", {"h", "r"}, "y", {64, 256});
+  b.Op("Greater", "gt", {"y", "x"}, "mask", {64, 256}, DType::kBool);
+  b.Op("MatMul", "tied", {"y", "w"}, "z", {64, 256});
+  b.Op("Add", "x2", {"x", "x"}, "x_twice", {64, 256});
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(b.Build({"z", "mask", "x_twice"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  // w: read by mm and tied (a 256x256 weight); h: by branch and residual.
+  EXPECT_EQ(GradientSums(lowered->nodes[0]),
+            (std::vector<std::string>{
+                "elementwise op=add elems=65536 arity=2 dtype=fp32 math=fp32 layout=-",
+                "elementwise op=add elems=16384 arity=2 dtype=fp32 math=fp32 layout=-"}));
+  const auto& mm = lowered->nodes[0].calls;
+  auto first_bwd = std::find_if(mm.begin(), mm.end(),
+                                [](const KernelCall& c) { return c.phase == Phase::kBackward; });
+  ASSERT_NE(first_bwd, mm.end());
+  EXPECT_EQ(first_bwd->StrParam("op", ""), "add");  // the sums run before mm's own backward
+  EXPECT_FALSE(first_bwd->own_op);  // the autograd engine adds without a framework op
+  // y: read by gt (no gradient) and tied only; x: a graph input.
+  for (size_t i = 1; i < lowered->nodes.size(); ++i) {
+    EXPECT_TRUE(GradientSums(lowered->nodes[i]).empty()) << lowered->nodes[i].name;
+  }
+  o.training = false;
+  auto inference = LowerGraph(b.Build({"z", "mask", "x_twice"}), o);
+  ASSERT_TRUE(inference.ok());
+  EXPECT_TRUE(GradientSums(inference->nodes[0]).empty());
+}
+
+// The nodes of a fused GELU read its input once, and the tensors between
+// them do not exist: no sums.
+TEST(LoweringTest, AFusedGeluReadsItsInputOnce) {
+  GraphBuilder b;
+  b.Input("in", {8, 3072}).Weight("w", {3072, 3072});
+  b.Weight("sqrt2", {}).Weight("one", {}).Weight("half", {});
+  b.Op("MatMul", "mm", {"in", "w"}, "x", {8, 3072});
+  b.Op("Div", "div", {"x", "sqrt2"}, "d", {8, 3072});
+  b.Op("Erf", "erf", {"d"}, "e", {8, 3072});
+  b.Op("Add", "add", {"e", "one"}, "a", {8, 3072});
+  b.Op("Mul", "mul", {"x", "a"}, "m", {8, 3072});
+  b.Op("Mul", "mul_1", {"m", "half"}, "y", {8, 3072});
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  for (const LoweredNode& node : lowered->nodes) {
+    EXPECT_TRUE(GradientSums(node).empty()) << node.name;
+  }
+}
+
 TEST(LoweringTest, CrossEntropyRunsOverTheLastAxis) {
   GraphBuilder b;
   b.Input("x", {8, 128, 768}).Weight("w", {768, 1000});
