@@ -103,11 +103,11 @@ def call_kernels(fn, inputs):
 # model's call of the op does not: the mean and rstd a LayerNorm backward
 # builder fills, the fp32 casts of a batch norm's statistics, the cast around
 # a softmax backward. Found by setting the counts beside the kernels the
-# corpus calibration side's models ran per call (bench/corpus/gaps.py).
+# corpus calibration side's models ran per layer (bench/corpus/gaps.py's
+# compare runs).
 BUILDER_EXTRAS = {
     "layernorm_bwd": ("FillFunctor",),
     "batchnorm_bwd": ("direct_copy_kernel",),
-    "batchnorm_infer": ("direct_copy_kernel",),
     "softmax_bwd": ("elementwise_kernel",),
 }
 
