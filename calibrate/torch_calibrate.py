@@ -130,12 +130,14 @@ def build_bn(kind, p, dt):
     if kind == "batchnorm_train_fwd":
         return nbytes, make, lambda i: torch.ops.aten.native_batch_norm(i[0], i[3], i[4], i[1], i[2], True, 0.1, 1e-5)
 
+    def make_b():  # the saved statistics are fp32, as the forward leaves them
+        i = make()
+        return i + (i[1].float(), i[2].float())
+
     def bwd(i):
-        mean = i[1].float()
-        invstd = i[2].float()
-        return torch.ops.aten.native_batch_norm_backward(i[5], i[0], i[3], i[1], i[2], mean, invstd,
+        return torch.ops.aten.native_batch_norm_backward(i[5], i[0], i[3], i[1], i[2], i[6], i[7],
                                                          True, 1e-5, [True, True, True])
-    return nbytes, make, bwd
+    return nbytes, make_b, bwd
 
 
 def build_pool(kind, p, dt):
@@ -183,12 +185,14 @@ def build_rows(kind, p, dt):
     if kind == "layernorm_fwd":
         return nbytes, make, lambda i: F.layer_norm(i[0], (cols,), i[1], i[2])
 
+    def make_l():  # the saved mean and rstd, as the forward leaves them
+        return make() + (torch.zeros(rows, 1, device=DEV, dtype=torch.float32),
+                         torch.ones(rows, 1, device=DEV, dtype=torch.float32))
+
     def ln_bwd(i):
-        mean = torch.zeros(rows, 1, device=DEV, dtype=torch.float32)
-        rstd = torch.ones(rows, 1, device=DEV, dtype=torch.float32)
-        return torch.ops.aten.native_layer_norm_backward(i[3], i[0], (cols,), mean, rstd, i[1], i[2],
+        return torch.ops.aten.native_layer_norm_backward(i[3], i[0], (cols,), i[4], i[5], i[1], i[2],
                                                          [True, True, True])
-    return nbytes, make, ln_bwd
+    return nbytes, make_l, ln_bwd
 
 
 def build_group_norm(kind, p, dt):
