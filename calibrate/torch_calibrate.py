@@ -495,6 +495,35 @@ def quantile(xs, q):
     return xs[min(len(xs) - 1, int(q * (len(xs) - 1) + 0.5))]
 
 
+def read_jobs(paths):
+    """The keys of job files in order, without comments, blanks or repeats."""
+    keys, seen = [], set()
+    for path in paths:
+        for line in open(path):
+            line = line.strip()
+            if line and not line.startswith("#") and line not in seen:
+                seen.add(line)
+                keys.append(line)
+    return keys
+
+
+def keys_done(out_path):
+    """The keys already in a records file, which is cut after its last whole
+    record (a killed run leaves a torn last line)."""
+    done = set()
+    if os.path.exists(out_path):
+        good = []
+        for line in open(out_path):
+            try:
+                done.add(json.loads(line)["key"])
+                good.append(line)
+            except (ValueError, KeyError):
+                break
+        with open(out_path, "w") as f:
+            f.writelines(good)
+    return done
+
+
 def main():
     global L2_BYTES
     ap = argparse.ArgumentParser()
@@ -506,24 +535,8 @@ def main():
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     L2_BYTES = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
-    keys = []
-    for path in args.jobs:
-        for line in open(path):
-            line = line.strip()
-            if line and not line.startswith("#") and line not in keys:
-                keys.append(line)
-    done = set()
-    if os.path.exists(args.out):
-        good = []
-        for line in open(args.out):
-            try:
-                done.add(json.loads(line)["key"])
-                good.append(line)
-            except (ValueError, KeyError):
-                break  # a torn last line from a killed run
-        with open(args.out, "w") as f:
-            f.writelines(good)
-    todo = [k for k in keys if k not in done]
+    done = keys_done(args.out)
+    todo = [k for k in read_jobs(args.jobs) if k not in done]
     if args.shuffle:  # spread a time-limited run over every kind of key
         random.Random(0).shuffle(todo)
     hdr = header()

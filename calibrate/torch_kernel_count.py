@@ -163,26 +163,8 @@ def main():
         ap.error("--jobs is required")
     _load_gpu_modules()
     torch.backends.cudnn.benchmark = True
-    keys = []
-    seen = set()
-    for path in args.jobs:
-        for line in open(path):
-            line = line.strip()
-            if line and not line.startswith("#") and line not in seen:
-                seen.add(line)
-                keys.append(line)
-    done = set()
-    if os.path.exists(args.out):
-        good = []
-        for line in open(args.out):
-            try:
-                done.add(json.loads(line)["key"])
-                good.append(line)
-            except (ValueError, KeyError):
-                break  # a torn last line from a killed run
-        with open(args.out, "w") as f:
-            f.writelines(good)
-    todo = [k for k in keys if k not in done]
+    done = tc.keys_done(args.out)
+    todo = [k for k in tc.read_jobs(args.jobs) if k not in done]
     hdr = tc.header()
     t0 = time.time()
     with open(args.out, "a") as out:
