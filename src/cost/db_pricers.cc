@@ -167,7 +167,7 @@ Result<std::shared_ptr<const KernelPricer>> BuildDatabasePricer(
   }
   DLSIM_ASSIGN_OR_RETURN(auto counts, db->LoadKernelCounts(gpu));
   if (!counts.empty()) {
-    pricer = std::make_shared<KernelCountPricer>(pricer, KernelCounts(counts));
+    pricer = std::make_shared<KernelCountPricer>(pricer, KernelCounts(std::move(counts)));
   }
   return pricer;
 }

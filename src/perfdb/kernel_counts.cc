@@ -8,25 +8,22 @@ namespace dlsim {
 
 KernelCounts::KernelCounts() : mutex_(std::make_unique<std::mutex>()) {}
 
-KernelCounts::KernelCounts(const std::map<std::string, int64_t>& counts) : KernelCounts() {
-  exact_.reserve(counts.size());
-  for (const auto& [text, count] : counts) {
-    exact_.emplace(text, count);
-    by_kind_[text.substr(0, text.find(' '))].emplace_back(text, count);  // map order: sorted
-  }
+KernelCounts::KernelCounts(std::map<std::string, int64_t> counts) : KernelCounts() {
+  exact_ = std::move(counts);
 }
 
 const std::vector<KernelCounts::Bucket>& KernelCounts::BucketsOf(const std::string& kind) const {
   // Called with mutex_ held.
   auto [it, added] = buckets_.try_emplace(kind);
   if (!added) return it->second;
-  auto keys = by_kind_.find(kind);
-  if (keys == by_kind_.end()) return it->second;
   std::map<std::string, size_t> bucket_of;  // categories and names -> index in it->second
-  for (size_t rank = 0; rank < keys->second.size(); ++rank) {
-    auto key = ParseKernelKey(keys->second[rank].first);
+  // The kind's keys: "<kind> ..." sorts from "<kind> " to before "<kind>!".
+  const auto end = exact_.lower_bound(kind + "!");
+  size_t rank = 0;
+  for (auto k = exact_.lower_bound(kind + " "); k != end; ++k, ++rank) {
+    auto key = ParseKernelKey(k->first);
     if (!key.ok()) continue;
-    Point p = Encode(*key, keys->second[rank].second);
+    Point p = Encode(*key, k->second);
     std::string shape;
     for (const auto& c : p.categories) shape += c + ' ';
     for (const auto& [name, value] : p.numbers) shape += name + ' ';

@@ -185,16 +185,14 @@ Result<std::vector<MeasurementRecord>> PerfDb::RecordsOfKind(const std::string& 
 Result<std::map<std::string, int64_t>> PerfDb::LoadKernelCounts(const std::string& gpu_name) const {
   DLSIM_ASSIGN_OR_RETURN(auto ids, LatestStackIds(gpu_name));
   DLSIM_ASSIGN_OR_RETURN(Statement q, Statement::Prepare(db_.get(), path_, R"sql(
-      SELECT key, CASE WHEN json_valid(kernels) AND json_type(kernels) = 'array'
-                  THEN json_array_length(kernels) END, id
-      FROM measurements WHERE gpu_id = ?1 AND stack_id = ?2 AND status = 'counted')sql"));
+      SELECT key, json_array_length(kernels), id FROM measurements WHERE gpu_id = ?1 AND stack_id = ?2 AND status = 'counted')sql"));
   q.BindInt(1, ids.first);
   q.BindInt(2, ids.second);
   std::map<std::string, int64_t> counts;
   for (;;) {
     DLSIM_ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
-    if (q.IsNull(1)) {  // not JSON, or not an array
+    if (q.IsNull(1) || !q.IsNumber(1)) {  // malformed JSON is an error of the query itself
       return ParseError(path_ + ": measurement " + std::to_string(q.Int(2)) +
                         ": column kernels is not a JSON array");
     }

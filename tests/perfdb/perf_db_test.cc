@@ -165,6 +165,33 @@ TEST(PerfDbTest, CountedRecordsGiveKernelCountsAndNoTimings) {
   EXPECT_TRUE(found);
 }
 
+TEST(PerfDbTest, KernelCountsOfAnEditedFileAreAnErrorNamingIt) {
+  const std::string path = TempPath("bad_counts.db");
+  MeasurementRecord counted;
+  {
+    PerfDb db = OpenNew(path);
+    ASSERT_TRUE(db.ImportJsonl(Fixture("h100_a.jsonl")).ok());
+    counted = db.AllRecords()->front();
+    counted.algo = "torch-kernels";
+    counted.status = "counted";
+    counted.median_ms = counted.min_ms = counted.max_ms = counted.p10_ms = counted.p90_ms = NAN;
+    counted.reps = 0;
+    counted.kernels = {KernelTime{"a"}};
+    ASSERT_TRUE(db.ImportRecords({counted}).ok());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE measurements SET kernels = '[{' WHERE status = 'counted'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  auto db = PerfDb::Open(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto counts = db->LoadKernelCounts(counted.gpu_name);
+  ASSERT_FALSE(counts.ok());
+  EXPECT_NE(counts.status().message().find(path), std::string::npos) << counts.status().message();
+}
+
 TEST(PerfDbTest, ReimportIsIdempotent) {
   PerfDb db = OpenNew(TempPath("a.db"));
   ASSERT_TRUE(db.ImportJsonl(Fixture("h100_a.jsonl")).ok());

@@ -25,7 +25,7 @@ class KernelCounts {
   KernelCounts();
   // `counts`: key text -> kernels one call launches. Keys that do not parse
   // are never neighbours.
-  explicit KernelCounts(const std::map<std::string, int64_t>& counts);
+  explicit KernelCounts(std::map<std::string, int64_t> counts);
 
   // The kernels one call of `key` launches: its own count when counted;
   // otherwise the count of the nearest counted key of the same kind, where
@@ -61,10 +61,9 @@ class KernelCounts {
   // The counted keys of one kind, encoded on the first query of the kind.
   const std::vector<Bucket>& BucketsOf(const std::string& kind) const;
 
-  std::unordered_map<std::string, int64_t> exact_;
-  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> by_kind_;  // sorted by key
+  std::map<std::string, int64_t> exact_;  // sorted: a kind's keys are one range
   mutable std::unique_ptr<std::mutex> mutex_;
-  mutable std::map<std::string, std::vector<Bucket>> buckets_;  // kind -> encoded by_kind_
+  mutable std::map<std::string, std::vector<Bucket>> buckets_;  // kind -> its keys, encoded
   mutable std::unordered_map<std::string, std::optional<int64_t>> nearest_;  // memo of Of
 };
 
