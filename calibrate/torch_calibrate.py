@@ -127,8 +127,8 @@ def build_bn(kind, p, dt):
     nbytes = 2 * n * c * h * w * torch.empty(0, dtype=dt).element_size()
     if kind == "batchnorm_infer":
         return nbytes, make, lambda i: F.batch_norm(i[0], i[1], i[2], i[3], i[4], False)
-    if kind == "batchnorm_train_fwd":
-        return nbytes, make, lambda i: torch.ops.aten.native_batch_norm(i[0], i[3], i[4], i[1], i[2], True, 0.1, 1e-5)
+    if kind == "batchnorm_train_fwd":  # F.batch_norm picks cuDNN (fp32) or the native kernels as a model does
+        return nbytes, make, lambda i: F.batch_norm(i[0], i[1], i[2], i[3], i[4], True, 0.1, 1e-5)
 
     def make_b():  # the saved statistics are fp32, as the forward leaves them
         i = make()
