@@ -73,7 +73,7 @@ void PrintStatsTable(const std::string& path, const DbStats& s) {
   std::cout << "database: " << path << "\n"
             << "records:  " << s.records << " (ok " << count("ok") << ", noisy "
             << count("noisy") << ", unsupported " << count("unsupported") << ", failed "
-            << count("failed") << ")\n\n"
+            << count("failed") << ", counted " << count("counted") << ")\n\n"
             << Padded("GPU", 32) << "records\n";
   for (const auto& [gpu, n] : s.per_gpu) std::cout << Padded(gpu, 32) << n << "\n";
   std::cout << "\n" << Padded("kind", 32) << "records\n";

@@ -49,6 +49,11 @@ TEST(DbCommandTest, ImportStatsExport) {
   EXPECT_EQ(stats.output.front(), '{');
   EXPECT_NE(stats.output.find("\"records\": 8"), std::string::npos);
   EXPECT_NE(stats.output.find("\"batched_gemm\": 1"), std::string::npos);
+  CliRun table = Dlsim("db stats --db " + db);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("records:  8 (ok 6, noisy 1, unsupported 1, failed 0, counted 0)"),
+            std::string::npos)
+      << table.output;
 
   CliRun exported = Dlsim("db export --db " + db + " --out " + out);
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
