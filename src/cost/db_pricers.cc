@@ -48,7 +48,7 @@ class KernelCountPricer : public KernelPricer {
       : inner_(std::move(inner)), counts_(std::move(counts)) {}
   std::optional<CallCost> Price(const KernelCall& call) const override {
     std::optional<CallCost> c = inner_->Price(call);
-    if (c) c->kernels = counts_.Of(KeyOf(call)).value_or(1);
+    if (c) c->kernels = counts_.Of(call.Key()).value_or(1);
     return c;
   }
 

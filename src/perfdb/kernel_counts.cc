@@ -39,7 +39,6 @@ const std::vector<KernelCounts::Bucket>& KernelCounts::BucketsOf(const std::stri
 
 KernelCounts::Point KernelCounts::Encode(const ParsedKey& key, int64_t count) {
   Point p;
-  p.key = FormatKernelKey(key);
   p.count = count;
   p.categories = {"dtype=" + key.dtype, "math=" + key.math, "layout=" + key.layout};
   for (const auto& [name, value] : key.params) {
@@ -82,16 +81,17 @@ double KernelCounts::ShapeDistance(const Point& a, const Point& b) {
   return d;
 }
 
-std::optional<int64_t> KernelCounts::Of(const ParsedKey& key) const {
-  const std::string text = FormatKernelKey(key);
+std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
   if (auto it = exact_.find(text); it != exact_.end()) return it->second;
   std::lock_guard<std::mutex> lock(*mutex_);
   if (auto it = nearest_.find(text); it != nearest_.end()) return it->second;
-  const Point query = Encode(key, 0);
+  auto key = ParseKernelKey(text);
+  if (!key.ok()) return std::nullopt;
+  const Point query = Encode(*key, 0);
   double best = std::numeric_limits<double>::infinity();
   size_t best_rank = 0;
   std::optional<int64_t> count;
-  for (const Bucket& bucket : BucketsOf(KernelKindName(key.kind))) {
+  for (const Bucket& bucket : BucketsOf(KernelKindName(key->kind))) {
     const double shape_d = ShapeDistance(query, bucket.shape);
     if (shape_d > best) continue;
     // The query's value per bucket dimension, NaN where it lacks the name

@@ -32,8 +32,9 @@ class KernelCounts {
   // each differing dtype, math, layout or text parameter is
   // kCountMismatchDistance and each numeric parameter adds |log2 a - log2 b|
   // (ties to the key that sorts first); nullopt when no key of the kind was
-  // counted. Thread-safe.
-  std::optional<int64_t> Of(const ParsedKey& key) const;
+  // counted or `key` (a key's text, KernelCall::Key()) does not parse.
+  // Thread-safe.
+  std::optional<int64_t> Of(const std::string& key) const;
 
   size_t size() const { return exact_.size(); }
 
@@ -41,7 +42,6 @@ class KernelCounts {
 
  private:
   struct Point {
-    std::string key;
     std::vector<std::string> categories;       // dtype, math, layout, then text params by name
     std::vector<std::pair<std::string, double>> numbers;  // log2 of numeric params, by name
     int64_t count = 0;
