@@ -300,8 +300,16 @@ FittedModels::FittedModels(FitReport report, int neighbours_k,
   }
 }
 
+// A 16-bit math mode without a class of its own takes the other 16-bit mode's:
+// fp16 and bf16 run on the same tensor cores at the same rate (within 0.5 % at
+// the median over the H100's keys measured in both), and a calibration often
+// has only one of them for a kind (training's backward kernels are bf16, a
+// transposed convolution in fp16 inference is a backward-data kernel).
 std::optional<size_t> FittedModels::ClassIndex(KernelKind kind, const std::string& math) const {
   auto it = index_.find(ClassName(KernelKindName(kind), math));
+  if (it == index_.end() && (math == "fp16" || math == "bf16")) {
+    it = index_.find(ClassName(KernelKindName(kind), math == "fp16" ? "bf16" : "fp16"));
+  }
   if (it == index_.end()) return std::nullopt;
   return it->second;
 }

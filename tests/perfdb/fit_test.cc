@@ -141,6 +141,24 @@ TEST(FitTest, PredictsUnseenConfigurations) {
       "softmax_fwd rows=1 cols=10 dtype=fp32 math=fp32 layout=-")).has_value());
 }
 
+// A 16-bit math mode with no class of its own is priced by the other's: the
+// synthetic GEMMs are fp16 alone, so a bf16 GEMM takes the fp16 class's time,
+// while tf32 (another rate) still has no model.
+TEST(FitTest, SixteenBitModeWithoutAClassTakesTheOthers) {
+  auto models = FitModels(SyntheticRecords(0.0), kSms);
+  ASSERT_TRUE(models.ok());
+  const std::string fp16 = GemmKey(4096, 777, 1536);
+  std::string bf16 = fp16;
+  bf16.replace(bf16.find("dtype=fp16 math=fp16"), 20, "dtype=bf16 math=bf16");
+  auto as_fp16 = models->PredictSeconds(*ParseKernelKey(fp16));
+  auto as_bf16 = models->PredictSeconds(*ParseKernelKey(bf16));
+  ASSERT_TRUE(as_fp16.has_value());
+  ASSERT_TRUE(as_bf16.has_value());
+  EXPECT_NEAR(*as_bf16 / TrueGemmSeconds(fp16), 1.0, 1e-6);
+  EXPECT_EQ(models->Find(KernelKind::kGemm, "bf16"), models->Find(KernelKind::kGemm, "fp16"));
+  EXPECT_EQ(models->Find(KernelKind::kGemm, "tf32"), nullptr);
+}
+
 // The rate floor: the fastest FLOP rate any GEMM of the math mode was
 // measured at. Small GEMMs alone fit a tiny s_per_flop (their time is launch
 // and bytes), so without the floor a huge GEMM would be predicted faster

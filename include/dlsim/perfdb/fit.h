@@ -122,7 +122,8 @@ class FittedModels {
   // PredictSeconds with the given correction (the neighbours where the kind
   // has no trees).
   std::optional<double> PredictWith(const ParsedKey& key, FitCorrection correction) const;
-  // The model used for (kind, math), or nullptr.
+  // The model used for (kind, math), or nullptr (fp16 and bf16 stand in for
+  // each other when one has no class).
   const FitClassReport* Find(KernelKind kind, const std::string& math) const;
 
   const FitReport& report() const { return report_; }
