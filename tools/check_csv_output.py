@@ -65,9 +65,10 @@ def check(name, text, required):
         if len(row) != len(header):
             problems.append(f"{name}: line {i} has {len(row)} fields, the header {len(header)}")
             continue
+        timed = "status" not in header or row[header.index("status")] in ("ok", "noisy")
         for column, value in zip(header, row):
-            if not numeric(column):
-                continue
+            if not numeric(column) or (value == "" and not timed):
+                continue  # a failed or counted record has no times
             try:
                 float(value)
             except ValueError:
