@@ -60,7 +60,8 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
                          std::string mode, std::string optimizer, bool per_tensor_optimizer,
                          int gpus, bool strict, bool fuse, bool amp, bool checkpoint_activations,
                          std::string layout, int zero, std::string recompute,
-                         std::vector<std::string> given, std::string host, std::string loss) {
+                         std::vector<std::string> given, std::string host, std::string loss,
+                         bool inputs_need_grad) {
   ModelOptions opts;
   opts.batch_text = std::move(batch);
   opts.inputs = std::move(inputs);
@@ -71,6 +72,7 @@ std::string EstimateJson(const std::string& model, const std::string& machine,
   opts.optimizer = std::move(optimizer);
   opts.loss = std::move(loss);
   opts.per_tensor_optimizer = per_tensor_optimizer;
+  opts.inputs_need_grad = inputs_need_grad;
   opts.gpus = gpus;
   opts.zero = zero;
   opts.strict = strict;
@@ -166,7 +168,7 @@ PYBIND11_MODULE(_dlsim, m) {
         py::arg("strict"), py::arg("fuse"), py::arg("amp"),
         py::arg("checkpoint_activations"), py::arg("layout"), py::arg("zero") = 0, py::arg("recompute") = "none",
         py::arg("given") = std::vector<std::string>{}, py::arg("host") = "", py::arg("loss") = "mean",
-        "dlsim estimate MODEL --format json, as JSON text");
+        py::arg("inputs_need_grad") = false, "dlsim estimate MODEL --format json, as JSON text");
   m.def(
       "scale_json",
       [](const std::string& job, const std::string& machine, int64_t tensor, int64_t pipeline,

@@ -61,7 +61,7 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
              tf32=None, mode=None, optimizer=None, loss=None,
              per_tensor_optimizer=False, gpus=1, strict=False, fuse=False, amp=False,
              checkpoint_activations=False, recompute="none", zero=0, layout="nchw", host=None,
-             warn=True):
+             inputs_need_grad=False, warn=True):
     """`dlsim estimate MODEL --format json` as a dict (docs/json-output.md).
 
     model: the ONNX file. machine: a bundled name (h100, a100, ...) or a
@@ -71,7 +71,8 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
     bf16. tf32: None, "none", "conv", "all". mode: inference (None, the
     default) or training; optimizer (None: sgd_momentum), loss (None:
     "mean"; "none", "cross_entropy"), per_tensor_optimizer, gpus, recompute ("none", "selective", "full"),
-    checkpoint_activations (recompute="full"): training;
+    checkpoint_activations (recompute="full"), inputs_need_grad (the
+    model is a block of a larger one: its inputs carry gradients): training;
     zero: ZeRO stage (0-3) across the `gpus` data-parallel GPUs.
     strict, fuse, amp, layout: as the options of the same names.
     host: a host profile YAML (--host; what `dlsim-calibrate host` writes).
@@ -85,6 +86,8 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
              if value is not None]
     if per_tensor_optimizer:
         given.append("--per-tensor-optimizer")
+    if inputs_need_grad:
+        given.append("--inputs-need-grad")
     text = _dlsim.estimate_json(
         model=_path(model), machine=_path(machine),
         batch=None if batch is None else str(batch),
@@ -94,7 +97,7 @@ def estimate(model, machine="h100", batch=None, *, inputs=None, dims=None, dtype
         per_tensor_optimizer=bool(per_tensor_optimizer), gpus=int(gpus), strict=bool(strict),
         fuse=bool(fuse), amp=bool(amp), checkpoint_activations=bool(checkpoint_activations),
         layout=layout, zero=int(zero), recompute=recompute, given=given,
-        host="" if host is None else _path(host))
+        host="" if host is None else _path(host), inputs_need_grad=bool(inputs_need_grad))
     result = json.loads(text)
     if warn:
         for w in result.get("warnings", []):

@@ -93,7 +93,7 @@ Status CheckWorkloadOptions(const CLI::App& cmd) {
   DLSIM_RETURN_IF_ERROR(RefuseGiven(
       cmd, {"--batch", "--input", "--dim", "--dtype", "--tf32", "--layout", "--strict", "--amp",
             "--fuse", "--mode", "--optimizer", "--checkpoint-activations", "--recompute",
-            "--per-tensor-optimizer", "--loss", "--gpus", "--zero"},
+            "--per-tensor-optimizer", "--loss", "--inputs-need-grad", "--gpus", "--zero"},
       "--workload", "the workload file fixes the model, batch, dtype, mode, optimizer and loss"));
   return RefuseGiven(cmd, {"--html", "--trace", "--csv", "--top", "--sort", "--quiet"},
                      "--workload", "it reports one model's layers; --workload prints one row per workload");

@@ -36,6 +36,10 @@ void AddModelOptions(CLI::App* cmd, ModelOptions* opts, bool with_training) {
         ->capture_default_str();
     cmd->add_flag("--checkpoint-activations", opts->checkpoint_activations,
                   "training: --recompute full (activation checkpointing of every layer)");
+    cmd->add_flag("--inputs-need-grad", opts->inputs_need_grad,
+                  "training: the model's float inputs carry gradients, as those of a block "
+                  "exported alone from a larger model (default: none, as a whole model's; "
+                  "PyTorch then computes no gradient of the first layer's input)");
     cmd->add_flag("--per-tensor-optimizer", opts->per_tensor_optimizer,
                   "one optimizer launch per parameter tensor (default: multi-tensor/foreach)");
     cmd->add_option("--gpus", opts->gpus,

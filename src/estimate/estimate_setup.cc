@@ -101,6 +101,7 @@ Result<EstimateOptions> ToEstimateOptions(const ModelOptions& opts) {
     return InvalidArgument("--loss must be none, mean or cross_entropy, got '" + opts.loss + "'");
   }
   lo.loss = *loss;
+  lo.inputs_need_gradient = opts.inputs_need_grad;
   const std::optional<Layout> layout = LayoutFromName(opts.layout);
   if (!layout || *layout == Layout::kNone) {
     return InvalidArgument("--layout must be nchw or nhwc, got '" + opts.layout + "'");

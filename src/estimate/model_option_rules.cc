@@ -19,8 +19,11 @@ Status CheckModelOptionsApply(const ModelOptions& opts, const OptionGiven& given
   const std::optional<Mode> mode = ModeFromName(opts.mode);
   if (mode && *mode == Mode::kTraining) return Status::Ok();
   const std::string with = given("--mode") ? "--mode " + opts.mode : "inference (the default --mode)";
-  return RefuseGivenOptions(given, {"--optimizer", "--per-tensor-optimizer", "--loss"}, with,
-                            "an optimizer and a loss run in training only: add --mode training");
+  return RefuseGivenOptions(given,
+                            {"--optimizer", "--per-tensor-optimizer", "--loss", "--inputs-need-grad"},
+                            with,
+                            "an optimizer, a loss and gradients run in training only: add --mode "
+                            "training");
 }
 
 }  // namespace dlsim

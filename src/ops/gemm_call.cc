@@ -26,15 +26,17 @@ KernelCall GemmCall(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n
 }
 
 void AddGemmBackward(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n, int64_t k,
-                     bool need_da, std::vector<KernelCall>* calls) {
+                     bool need_da, bool need_db, std::vector<KernelCall>* calls) {
   if (need_da) {
     KernelCall da = GemmCall(ctx, batch, m, k, n, false, true);
     da.phase = Phase::kBackward;
     calls->push_back(std::move(da));
   }
-  KernelCall db = GemmCall(ctx, batch, k, n, m, true, false);
-  db.phase = Phase::kBackward;
-  calls->push_back(std::move(db));
+  if (need_db) {
+    KernelCall db = GemmCall(ctx, batch, k, n, m, true, false);
+    db.phase = Phase::kBackward;
+    calls->push_back(std::move(db));
+  }
 }
 
 }  // namespace dlsim

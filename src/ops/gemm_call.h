@@ -17,9 +17,10 @@ KernelCall GemmCall(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n
                     bool trans_a, bool trans_b);
 
 // Appends the backward of C = A·B: dA = dC·Bᵀ (m×k, inner n; only when
-// `need_da`) and dB = Aᵀ·dC (k×n, inner m), phase kBackward.
+// `need_da`) and dB = Aᵀ·dC (k×n, inner m; only when `need_db`), phase
+// kBackward.
 void AddGemmBackward(const LowerContext& ctx, int64_t batch, int64_t m, int64_t n, int64_t k,
-                     bool need_da, std::vector<KernelCall>* calls);
+                     bool need_da, bool need_db, std::vector<KernelCall>* calls);
 
 }  // namespace dlsim
 

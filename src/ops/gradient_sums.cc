@@ -1,45 +1,13 @@
 #include "gradient_sums.h"
 
+#include "gradient_flow.h"
+
 #include <map>
 #include <set>
 #include <string>
 
 namespace dlsim {
 namespace {
-
-// Ops whose outputs carry no gradient back to their inputs.
-bool PassesGradient(const LowerContext& ctx, const Node& node) {
-  static const std::set<std::string> kNone = {
-      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
-      "ArgMax", "ArgMin", "NonZero", "IsNaN", "IsInf", "Shape", "Size"};
-  if (kNone.count(node.op_type) != 0) return false;
-  for (const std::string& out : node.outputs) {
-    if (!out.empty() && IsFloatDType(ctx.T(out).dtype)) return true;
-  }
-  return false;
-}
-
-bool IsWeight(const LowerContext& ctx, const std::string& name) {
-  const Tensor& t = ctx.T(name);
-  return IsFloatDType(t.dtype) && ctx.IsParameter(name) && t.num_elements() > 1;
-}
-
-// Tensors that need a gradient: weights and what derives from them.
-std::set<std::string> NeedingGradient(const LowerContext& ctx) {
-  std::set<std::string> needs;
-  for (const Node& node : ctx.graph().nodes) {
-    if (!PassesGradient(ctx, node)) continue;
-    bool any = false;
-    for (const std::string& in : node.inputs) {
-      any = any || (!in.empty() && (needs.count(in) != 0 || IsWeight(ctx, in)));
-    }
-    if (!any) continue;
-    for (const std::string& out : node.outputs) {
-      if (!out.empty() && IsFloatDType(ctx.T(out).dtype)) needs.insert(out);
-    }
-  }
-  return needs;
-}
 
 KernelCall SumCall(const LowerContext& ctx, const std::string& name) {
   const Tensor& t = ctx.T(name);
@@ -66,7 +34,7 @@ std::vector<std::pair<size_t, KernelCall>> GradientSumCalls(const LowerContext& 
     auto it = group_of.find(node);
     return it == group_of.end() ? -1 : static_cast<long>(it->second);
   };
-  const std::set<std::string> needs = NeedingGradient(ctx);
+  const std::set<std::string> needs = TensorsNeedingGradient(ctx);
   std::set<std::string> weights;
   for (const Node& node : graph.nodes) {
     for (const std::string& in : node.inputs) {

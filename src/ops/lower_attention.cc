@@ -93,13 +93,13 @@ void AddUnfusedCalls(const LowerContext& ctx, const AttentionShape& s,
   calls->push_back(softmax);
   calls->push_back(GemmCall(ctx, heads, s.seq_q, s.v_head_dim, s.seq_k, false, false));
   if (!ctx.options().training) return;
-  AddGemmBackward(ctx, heads, s.seq_q, s.v_head_dim, s.seq_k, true, calls);  // dP, dV
+  AddGemmBackward(ctx, heads, s.seq_q, s.v_head_dim, s.seq_k, true, true, calls);  // dP, dV
   KernelCall softmax_bwd = softmax;
   softmax_bwd.kind = KernelKind::kSoftmaxBwd;
   softmax_bwd.phase = Phase::kBackward;
   softmax_bwd.bytes_read = 2 * score_bytes;  // P and dP
   calls->push_back(softmax_bwd);
-  AddGemmBackward(ctx, heads, s.seq_q, s.seq_k, s.head_dim, true, calls);  // dQ, dK
+  AddGemmBackward(ctx, heads, s.seq_q, s.seq_k, s.head_dim, true, true, calls);  // dQ, dK
 }
 
 Status LowerAttentionNode(const LowerContext& ctx, const Node& node,

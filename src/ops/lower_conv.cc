@@ -130,7 +130,8 @@ Status LowerConv(const LowerContext& ctx, const Node& node, std::vector<KernelCa
     wgrad.phase = Phase::kBackward;
     wgrad.bytes_read = by + bx;
     wgrad.bytes_written = bw;
-    calls->push_back(std::move(dgrad));
+    // PyTorch computes no gradient for an input that needs none (the image)
+    if (ctx.NeedsGradient(node.inputs[0])) calls->push_back(std::move(dgrad));
     calls->push_back(std::move(wgrad));
     if (has_bias) {
       KernelCall db = ctx.NewCall(KernelKind::kReduction, "reduce_sum", MathMode::kFp32);

@@ -180,7 +180,7 @@ Operand Contract(const Einsum& e, Operand a, Operand b, const Labels& contracted
                 k = e.Elems(contracted);
   e.calls->push_back(
       GemmCall(e.ctx, nb, m, n, k, Before(a, contracted, lfree), Before(b, rfree, contracted)));
-  if (e.ctx.options().training) AddGemmBackward(e.ctx, nb, m, n, k, true, e.calls);
+  if (e.ctx.options().training) AddGemmBackward(e.ctx, nb, m, n, k, true, true, e.calls);
   Operand out{batch, false};
   out.labels.insert(out.labels.end(), lfree.begin(), lfree.end());
   out.labels.insert(out.labels.end(), rfree.begin(), rfree.end());

@@ -20,8 +20,8 @@ Status LowerGemm(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   call.bytes_read += ctx.Bytes(node.Input(2));  // bias via the GEMM epilogue
   calls->push_back(std::move(call));
   if (ctx.options().training) {
-    const bool a_is_weight = ctx.T(node.Input(0)).is_initializer;
-    AddGemmBackward(ctx, 1, m, n, k, !a_is_weight, calls);
+    AddGemmBackward(ctx, 1, m, n, k, ctx.NeedsGradient(node.Input(0)),
+                    ctx.NeedsGradient(node.Input(1)), calls);
     if (!node.Input(2).empty() && ctx.IsParameter(node.Input(2))) {
       // addmm's backward sums dy over the rows for the bias: a kernel of its own.
       KernelCall db = ReductionCall(ctx, "sum", m * n, n, ctx.Bytes(node.outputs.at(0)), 0);
@@ -53,10 +53,12 @@ Status LowerMatMul(const LowerContext& ctx, const Node& node, std::vector<Kernel
   if (b_is_weight) call.bytes_read = ctx.Bytes(node.Input(0)) + ctx.Bytes(node.Input(1));
   calls->push_back(std::move(call));
   if (ctx.options().training) {
+    const bool need_da = ctx.NeedsGradient(node.Input(0));
+    const bool need_db = ctx.NeedsGradient(node.Input(1));
     if (b_is_weight) {
-      AddGemmBackward(ctx, 1, batch * m, n, k, true, calls);
+      AddGemmBackward(ctx, 1, batch * m, n, k, need_da, need_db, calls);
     } else {
-      AddGemmBackward(ctx, batch, m, n, k, true, calls);
+      AddGemmBackward(ctx, batch, m, n, k, need_da, need_db, calls);
     }
   }
   return Status::Ok();

@@ -7,6 +7,7 @@
 #include "kernel/work.h"
 #include "foreach_optimizer.h"
 #include "framework_fusion.h"
+#include "gradient_flow.h"
 #include "gradient_sums.h"
 #include "loss_calls.h"
 
@@ -176,11 +177,23 @@ void AttachGradientSums(const LowerContext& ctx, const std::vector<FusedGroup>& 
   }
 }
 
+// A node none of whose outputs carries a gradient (it prepares a graph
+// input) runs no backward.
+void DropBackwardWithoutGradient(const LowerContext& ctx, const Node& node, LoweredNode* ln) {
+  for (const std::string& out : node.outputs) {
+    if (!out.empty() && ctx.NeedsGradient(out)) return;
+  }
+  ln->calls.erase(std::remove_if(ln->calls.begin(), ln->calls.end(),
+                                 [](const KernelCall& c) { return c.phase == Phase::kBackward; }),
+                  ln->calls.end());
+}
+
 }  // namespace
 
 Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options) {
   const OpRegistry& registry = BuiltinOps();
   LowerContext ctx(graph, options);
+  if (options.training) ctx.SetNeedsGradient(TensorsNeedingGradient(ctx));
   AutocastPlan autocast;
   if (options.autocast) {
     autocast = PlanAutocast(graph, options.dtype);
@@ -233,6 +246,7 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
       }
     }
     if (options.autocast) ApplyAutocast(ctx, autocast, i, &ln);
+    if (options.training) DropBackwardWithoutGradient(ctx, node, &ln);
     // Every call's FLOPs are its key's Work (src/kernel/work.cc), the one
     // formula per kind, also after autocast changed its dtype.
     for (KernelCall& call : ln.calls) call.flops = CallFlops(call);

@@ -61,6 +61,10 @@ class LowerContext {
   // True when producing tensor `name` is a change of memory format PyTorch
   // makes without a kernel (a permute view).
   bool MemoryFormatView(const std::string& name) const { return format_views_.count(name) != 0; }
+  // Training: whether tensor `name` carries a gradient (gradient_flow.h); the
+  // set is given once by LowerGraph. False for every tensor in inference.
+  void SetNeedsGradient(std::set<std::string> names) { needs_gradient_ = std::move(names); }
+  bool NeedsGradient(const std::string& name) const { return needs_gradient_.count(name) != 0; }
 
  private:
   const Graph& graph_;
@@ -70,6 +74,7 @@ class LowerContext {
   std::map<std::string, const Node*> producer_;
   std::set<std::string> channels_last_;  // src/ops/memory_format.h
   std::set<std::string> format_views_;
+  std::set<std::string> needs_gradient_;
   const AutocastPlan* autocast_ = nullptr;
 };
 

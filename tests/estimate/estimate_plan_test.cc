@@ -32,6 +32,7 @@ TEST(EstimatePlan, BackwardReadsOfTheGradientJustWritten) {
   b.Op("Sigmoid", "s", {"a"}, "y", {8, 16, 32, 32});
   EstimateOptions o;
   o.lowering.training = true;
+  o.lowering.inputs_need_gradient = true;  // a block: its input is an activation
   auto plan = PlanEstimate(b.Build({"y"}), o);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   const double tensor = 8.0 * 16 * 32 * 32 * 4;

@@ -42,6 +42,7 @@ TEST(FrameworkFusion, ErfGeluIsOneKernel) {
 TEST(FrameworkFusion, TrainingAddsOneBackwardKernel) {
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   auto lowered = LowerGraph(Gelu(false), o);
   ASSERT_TRUE(lowered.ok());
   ASSERT_EQ(lowered->nodes[4].calls.size(), 2u);
@@ -264,6 +265,7 @@ TEST(FrameworkFusion, GuardedMaskedSdpaOfBothExportersIsOneAttentionCall) {
 TEST(FrameworkFusion, SdpaInTrainingKeepsTheOutputCopyAndAddsABackward) {
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   auto lowered = LowerGraph(Attention(false), o);
   ASSERT_TRUE(lowered.ok());
   const auto& nodes = lowered->nodes;
@@ -308,6 +310,7 @@ TEST(FrameworkFusion, PackedQkvIsUnpackedByViewsInInference) {
 TEST(FrameworkFusion, PackedQkvSplitIsACopyInTraining) {
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   auto lowered = LowerGraph(PackedAttention(), o);
   ASSERT_TRUE(lowered.ok());
   const LoweredNode& split = lowered->nodes[2];

@@ -89,6 +89,7 @@ TEST(LowerAttention, CausalOrMaskedAttentionUsesTheMaskedKernel) {
 TEST(LowerAttention, TrainingAddsTheFusedBackward) {
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   const auto calls = CallsOf(LowerGraph(FourDim(false), o));
   ASSERT_EQ(calls.size(), 2u);
   const KernelCall& bwd = calls[1];
@@ -161,6 +162,7 @@ TEST(LowerAttention, ScoresOutputFallsBackToGemmSoftmaxGemm) {
 TEST(LowerAttention, ScoresOutputInTrainingAddsEachBackward) {
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   const auto calls = CallsOf(LowerGraph(WithScores(), o));
   ASSERT_EQ(calls.size(), 8u);
   const KernelKind kinds[] = {KernelKind::kBatchedGemm, KernelKind::kSoftmaxFwd,

@@ -23,6 +23,7 @@ std::vector<KernelCall> LowerEinsum(const std::string& equation, const std::vect
   GraphBuilder::SetString(b.Op("Einsum", "e", inputs, "y", out), "equation", equation);
   LoweringOptions options;
   options.training = training;
+  options.inputs_need_gradient = training;  // a block: its inputs are activations
   auto lowered = LowerGraph(b.Build({"y"}), options);
   EXPECT_TRUE(lowered.ok()) << lowered.status().ToString();
   if (!lowered.ok()) return {};

@@ -60,10 +60,13 @@ TEST(LoweringTest, SelectsOfAPermuteAreViewsInInference) {
 TEST(LoweringTest, SelectsOfAPermuteAreCopiesInTraining) {
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   auto lowered = LowerGraph(PermuteThenSelects(), o);
   ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
-  for (size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(lowered->nodes[i].calls.size(), 2u) << lowered->nodes[i].name;  // fwd and bwd
+  // fwd and bwd; the permute also sums the gradients of its two readers
+  EXPECT_EQ(lowered->nodes[0].calls.size(), 3u);
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(lowered->nodes[i].calls.size(), 2u) << lowered->nodes[i].name;
   }
 }
 
@@ -118,6 +121,7 @@ TEST(LoweringTest, TrainingConvAddsDgradAndWgradWithForwardFlops) {
   Graph g = ConvRelu(false);
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   auto lowered = LowerGraph(g, o);
   ASSERT_TRUE(lowered.ok());
   const auto& calls = lowered->nodes[0].calls;
@@ -125,6 +129,40 @@ TEST(LoweringTest, TrainingConvAddsDgradAndWgradWithForwardFlops) {
   EXPECT_EQ(calls[1].kind, KernelKind::kConvBwdData);
   EXPECT_EQ(calls[2].kind, KernelKind::kConvBwdFilter);
   EXPECT_DOUBLE_EQ(calls[1].flops + calls[2].flops, 2 * calls[0].flops);
+}
+
+// A whole model's input carries no gradient: PyTorch runs no data gradient
+// for the convolution that reads it, only the weight gradient.
+TEST(LoweringTest, ConvOnTheModelInputHasNoDataGradient) {
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(ConvRelu(false), o);
+  ASSERT_TRUE(lowered.ok());
+  const auto& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].kind, KernelKind::kConvFwd);
+  EXPECT_EQ(calls[1].kind, KernelKind::kConvBwdFilter);
+  EXPECT_DOUBLE_EQ(calls[1].flops, calls[0].flops);
+}
+
+// Nodes that prepare the input (a scale before the first layer) carry no
+// gradient: no backward at all. The layer's output does.
+TEST(LoweringTest, NodesOnTheInputAloneRunNoBackward) {
+  GraphBuilder b;
+  b.Input("x", {16, 64, 56, 56}).Weight("w", {128, 64, 3, 3}).Weight("s", {1});
+  b.Op("Mul", "scale", {"x", "s"}, "xs", {16, 64, 56, 56});
+  Node& conv = b.Op("Conv", "conv", {"xs", "w"}, "y", {16, 128, 56, 56});
+  GraphBuilder::SetInts(conv, "pads", {1, 1, 1, 1});
+  GraphBuilder::SetInts(conv, "kernel_shape", {3, 3});
+  b.Op("Relu", "relu", {"y"}, "z", {16, 128, 56, 56});
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(b.Build({"z"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  ASSERT_EQ(lowered->nodes[0].calls.size(), 1u);  // the scale's forward alone
+  EXPECT_EQ(lowered->nodes[0].calls[0].phase, Phase::kForward);
+  ASSERT_EQ(lowered->nodes[1].calls.size(), 2u);  // fprop, wgrad
+  EXPECT_EQ(lowered->nodes[2].calls.size(), 2u);  // relu and its backward
 }
 
 // The dynamo exporter folds a batch norm into the convolution before it
@@ -156,6 +194,7 @@ TEST(LoweringTest, AFoldedBatchNormRunsAfterTheConvolutionNotItsBias) {
 TEST(LoweringTest, AFoldedBatchNormTrainsBeforeTheConvolutionsBackward) {
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   auto lowered = LowerGraph(FoldedConvRelu(), o);
   ASSERT_TRUE(lowered.ok());
   const auto& calls = lowered->nodes[0].calls;
@@ -327,6 +366,23 @@ TEST(LoweringTest, AttentionMatMulIsStridedBatched) {
             "batched_gemm batch=24 m=128 n=128 k=64 trans_a=0 trans_b=0 dtype=fp16 math=fp16 layout=-");
 }
 
+// A Linear layer on the model's input: the weight gradient (and the bias's
+// reduction) but no input gradient.
+TEST(LoweringTest, GemmOnTheModelInputHasNoInputGradient) {
+  GraphBuilder b;
+  b.Input("x", {32, 1024}).Weight("w", {1000, 1024}).Weight("bias", {1000});
+  Node& gemm = b.Op("Gemm", "fc", {"x", "w", "bias"}, "y", {32, 1000});
+  GraphBuilder::SetInt(gemm, "transB", 1);
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok());
+  const auto& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[1].Key(), "gemm m=1024 n=1000 k=32 trans_a=1 trans_b=0 dtype=fp32 math=fp32 layout=-");
+  EXPECT_EQ(calls[2].kind, KernelKind::kReduction);
+}
+
 TEST(LoweringTest, TrainingGemmBackwardIsTwiceForwardFlops) {
   GraphBuilder b;
   b.Input("x", {32, 1024}).Weight("w", {1000, 1024}).Weight("bias", {1000});
@@ -335,6 +391,7 @@ TEST(LoweringTest, TrainingGemmBackwardIsTwiceForwardFlops) {
   Graph g = b.Build({"y"});
   LoweringOptions o;
   o.training = true;
+  o.inputs_need_gradient = true;  // a block: its input is an activation
   auto lowered = LowerGraph(g, o);
   ASSERT_TRUE(lowered.ok());
   const auto& calls = lowered->nodes[0].calls;

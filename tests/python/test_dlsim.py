@@ -48,6 +48,17 @@ class EstimateTest(unittest.TestCase):
         self.assertEqual(got, want)
         self.assertEqual(got["mode"], "training")
 
+    def test_inputs_need_grad_as_the_cli(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dlsim.DlsimWarning)
+            got = dlsim.estimate(TINY_CNN, batch=8, mode="training", inputs_need_grad=True)
+            whole = dlsim.estimate(TINY_CNN, batch=8, mode="training")
+        want = json.loads(cli("estimate", TINY_CNN, "--batch", "8", "--mode", "training",
+                              "--inputs-need-grad", "--format", "json"))
+        self.assertEqual(got, want)
+        # the first convolution's data gradient runs only for a block's input
+        self.assertGreater(got["gpu_time_ms"], whole["gpu_time_ms"])
+
     def test_recompute_as_the_cli(self):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", dlsim.DlsimWarning)
@@ -194,6 +205,7 @@ class RefusalTest(unittest.TestCase):
         (dict(mode="inference", optimizer="sgd_momentum"),
          ["--mode", "inference", "--optimizer", "sgd_momentum"]),
         (dict(per_tensor_optimizer=True), ["--per-tensor-optimizer"]),
+        (dict(inputs_need_grad=True), ["--inputs-need-grad"]),
         (dict(mode="training", zero=2), ["--mode", "training", "--zero", "2"]),
         (dict(gpus=4), ["--gpus", "4"]),
         (dict(recompute="full"), ["--recompute", "full"]),
@@ -221,7 +233,8 @@ class RefusalTest(unittest.TestCase):
             dlsim.estimate(TINY_CNN, optimizer="adamw")
         self.assertEqual(str(cm.exception),
                          "--optimizer does not apply with inference (the default --mode) (an "
-                         "optimizer and a loss run in training only: add --mode training)")
+                         "optimizer, a loss and gradients run in training only: add --mode "
+                         "training)")
         with self.assertRaises(dlsim.Error) as cm:
             dlsim.estimate(TINY_CNN, loss="cross_entropy")
         self.assertIn("--loss does not apply with inference", str(cm.exception))

@@ -32,6 +32,7 @@ struct ModelOptions {
   std::string optimizer = "sgd_momentum";
   std::string loss = "mean";          // training: none, mean, cross_entropy
   bool per_tensor_optimizer = false;  // default: multi-tensor (foreach) launches
+  bool inputs_need_grad = false;      // training: a block exported alone (gradient_flow.h)
   int gpus = 1;                       // data-parallel GPUs (training)
   int zero = 0;                       // ZeRO stage over those GPUs (0-3)
   bool strict = false;
@@ -47,7 +48,7 @@ struct ModelOptions {
 // "-3" are errors), else `batch` (0: the model's own).
 Result<int64_t> BatchOf(const ModelOptions& opts);
 // The model options that have no effect with the others: --tf32 with
-// --dtype fp16 or bf16, --optimizer, --per-tensor-optimizer and --loss outside
+// --dtype fp16 or bf16, --optimizer, --per-tensor-optimizer, --loss and --inputs-need-grad outside
 // training (`given` says which options were given; --mode not given is
 // inference, the default).
 Status CheckModelOptionsApply(const ModelOptions& opts, const OptionGiven& given);

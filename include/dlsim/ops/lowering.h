@@ -24,6 +24,10 @@ struct LoweringOptions {
   bool tf32_gemm = false;  // fp32 GEMMs may use TF32 (PyTorch default: no)
   bool tf32_given = false;  // --tf32 was given (a warning when no call can use it)
   bool training = false;   // add backward calls (the optimizer is separate)
+  // Training: the graph's float inputs carry gradients, as those of a block
+  // exported alone from a larger model do. A whole model's inputs carry none,
+  // and PyTorch computes no gradient for them (src/ops/gradient_flow.h).
+  bool inputs_need_gradient = false;
   // Training: the loss over the graph's first output, its calls on the node
   // that writes it (src/ops/loss_calls.h).
   Loss loss = Loss::kNone;
