@@ -1,10 +1,10 @@
 #include "gradient_sums.h"
 
-#include "gradient_flow.h"
-
 #include <map>
 #include <set>
 #include <string>
+
+#include "gradient_flow.h"
 
 namespace dlsim {
 namespace {
