@@ -34,7 +34,7 @@ std::vector<std::pair<size_t, KernelCall>> GradientSumCalls(const LowerContext& 
     auto it = group_of.find(node);
     return it == group_of.end() ? -1 : static_cast<long>(it->second);
   };
-  const std::set<std::string> needs = TensorsNeedingGradient(ctx);
+  const std::set<std::string>& needs = ctx.TensorsNeedingGradient();  // set by LowerGraph
   std::set<std::string> weights;
   for (const Node& node : graph.nodes) {
     for (const std::string& in : node.inputs) {

@@ -65,6 +65,7 @@ class LowerContext {
   // set is given once by LowerGraph. False for every tensor in inference.
   void SetNeedsGradient(std::set<std::string> names) { needs_gradient_ = std::move(names); }
   bool NeedsGradient(const std::string& name) const { return needs_gradient_.count(name) != 0; }
+  const std::set<std::string>& TensorsNeedingGradient() const { return needs_gradient_; }
 
  private:
   const Graph& graph_;
