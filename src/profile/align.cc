@@ -164,12 +164,18 @@ void AttachHelpers(const std::vector<ExpectedCall>& expected, const std::vector<
 
 }  // namespace
 
-int CountIterations(const std::vector<std::string>& kernel_names, size_t min_period) {
+std::vector<int> IterationCandidates(const std::vector<std::string>& kernel_names, size_t min_period) {
   const size_t n = kernel_names.size();
+  std::vector<int> counts;
   for (size_t count = n / std::max<size_t>(min_period, 1); count >= 2; --count) {
-    if (n % count == 0 && RepeatsWithPeriod(kernel_names, n / count)) return static_cast<int>(count);
+    if (n % count == 0 && RepeatsWithPeriod(kernel_names, n / count)) counts.push_back(static_cast<int>(count));
   }
-  return 1;
+  counts.push_back(1);
+  return counts;
+}
+
+int CountIterations(const std::vector<std::string>& kernel_names, size_t min_period) {
+  return IterationCandidates(kernel_names, min_period).front();
 }
 
 Result<std::vector<int>> AlignIteration(const std::vector<ExpectedCall>& expected,

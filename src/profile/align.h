@@ -35,6 +35,11 @@ struct MeasuredKernel {
 // iterations). 1 when no such period exists.
 int CountIterations(const std::vector<std::string>& kernel_names, size_t min_period);
 
+// Every such count, largest first, ending with 1 (which always qualifies): a
+// model of identical layers repeats with the period of a layer and of any
+// run of layers, and only the estimate tells which is the iteration.
+std::vector<int> IterationCandidates(const std::vector<std::string>& kernel_names, size_t min_period);
+
 // Minimum-cost alignment of one iteration's kernels against the expected
 // calls: a kernel opening the next expected call it can implement costs 0
 // (plus up to 4 when its duration is more than twice off the call's estimate,

@@ -41,6 +41,15 @@ TEST(CountIterations, RepeatedLayersAreNotIterations) {
   EXPECT_EQ(CountIterations(Repeat(one, 2), one.size() / 4), 2);
 }
 
+TEST(IterationCandidates, EveryRunOfIdenticalLayersRepeats) {
+  // Two iterations of three identical layers: 12 names repeating every 2.
+  const std::vector<std::string> layer = {"gemm", "relu"};
+  const auto names = Repeat(layer, 6);
+  EXPECT_EQ(IterationCandidates(names, 2), (std::vector<int>{6, 3, 2, 1}));
+  EXPECT_EQ(IterationCandidates(names, 4), (std::vector<int>{3, 2, 1}));
+  EXPECT_EQ(IterationCandidates({"a", "b", "c"}, 1), std::vector<int>{1});
+}
+
 TEST(CountIterations, ToleratesFivePercentOfDifferentNames) {
   std::vector<std::string> one;
   for (int i = 0; i < 40; ++i) one.push_back("k" + std::to_string(i));

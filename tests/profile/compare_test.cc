@@ -113,6 +113,34 @@ TEST(CompareProfile, FindingsSlowerExtraAndHostGap) {
   EXPECT_EQ(c->findings.front().kind, "host_gap");  // largest first
 }
 
+TEST(CompareProfile, IdenticalLayersAreNotIterations) {
+  // Three identical layers (gemm 5 us, relu 2 us), profiled for two
+  // iterations: the names repeat every layer, but an iteration launches the
+  // six kernels the estimate counts.
+  Estimate e;
+  e.model = "m.onnx";
+  for (int i = 0; i < 3; ++i) {
+    AddLayer(&e, "fc" + std::to_string(i), "Gemm", KernelKind::kGemm, 5);
+    AddLayer(&e, "relu" + std::to_string(i), "Relu", KernelKind::kElementwise, 2);
+  }
+  e.kernel_count = 6;
+  ProfileTrace t;
+  t.origin = "t.json";
+  for (int k = 0; k < 12; ++k) {
+    TraceKernel kernel;
+    kernel.name = k % 2 == 0 ? "sm90_xmma_gemm_f32" : "at::native::vectorized_elementwise_kernel<relu>";
+    kernel.start_s = 10 * k * kUs;
+    kernel.duration_s = (k % 2 == 0 ? 5 : 2) * kUs;
+    t.kernels.push_back(kernel);
+  }
+  auto c = CompareProfile(e, t);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->iterations, 2);
+  EXPECT_NEAR(c->measured_gpu_s(), 21 * kUs, 1e-12);
+  EXPECT_NEAR(c->aligned_share(), 1.0, 1e-12);
+  for (const LayerComparison& l : c->layers) EXPECT_DOUBLE_EQ(l.kernels, 1.0) << l.name;
+}
+
 TEST(CompareProfile, GivenIterationCountOverridesDetection) {
   CompareOptions o;
   o.iterations = 1;
