@@ -110,6 +110,10 @@ SavedForBackward SavedTensors(const Graph& graph, const Node& node, const Lowere
       const Tensor* y = graph.FindTensor(node.outputs[0]);
       if (y != nullptr) s.extra_bytes = static_cast<double>(y->num_elements()) * 8;
     }
+  } else if (op == "Dropout") {  // the one-byte mask, when training runs it
+    for (const KernelCall& c : lowered.calls) {
+      if (c.StrParam("op", "") == "dropout") s.extra_bytes = static_cast<double>(c.IntParam("elems", 0));
+    }
   } else if (!SavesNothing(op) && !node.inputs.empty()) {
     s.tensors.push_back(node.inputs[0]);  // an op dlsim has no rule for: its input
   }

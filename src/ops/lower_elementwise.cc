@@ -62,6 +62,37 @@ Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<Ker
   return Status::Ok();
 }
 
+// The probability a Dropout drops: its ratio input (opset 12 on), else its
+// attribute; 0.5, ONNX's default, when neither says.
+double DropoutRatio(const LowerContext& ctx, const Node& node) {
+  if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
+    const Tensor& ratio = ctx.T(node.inputs[1]);
+    if (ratio.value && ratio.value->is_float && ratio.value->size() == 1) return ratio.value->floats[0];
+    return 0.5;
+  }
+  return node.GetFloat("ratio", 0.5);
+}
+
+// A Dropout runs only in training (PyTorch's eval returns its input, and an
+// export keeps the node only when made in training mode), and not at ratio
+// 0: the fused kernel writes the output and a one-byte mask, the backward
+// scales the gradient by the mask.
+Status LowerDropout(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  const std::string& out = node.outputs.at(0);
+  if (!ctx.options().training || DropoutRatio(ctx, node) <= 0 || !IsFloatDType(ctx.T(out).dtype)) {
+    return Status::Ok();
+  }
+  const int64_t elems = ctx.Elems(out);
+  const double mask_bytes = static_cast<double>(elems);
+  calls->push_back(ElementwiseCall(ctx, "dropout", elems, 1, ctx.Bytes(node.Input(0)),
+                                   ctx.Bytes(out) + mask_bytes));
+  KernelCall bwd = ElementwiseCall(ctx, "dropout_bwd", elems, 2, ctx.Bytes(out) + mask_bytes,
+                                   ctx.Bytes(node.Input(0)));
+  bwd.phase = Phase::kBackward;
+  calls->push_back(bwd);
+  return Status::Ok();
+}
+
 Status LowerReduce(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
   const int64_t in_elems = ctx.Elems(node.Input(0));
   const int64_t out_elems = std::max<int64_t>(ctx.Elems(node.outputs.at(0)), 1);
@@ -96,6 +127,7 @@ bool IsPointwiseOp(const std::string& op_type) {
 
 void RegisterElementwiseOps(OpRegistry& registry) {
   for (const char* op : kPointwiseOps) registry.Register(op, LowerPointwise);
+  registry.Register("Dropout", LowerDropout);
   for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
                          "ReduceL2", "ReduceL1", "ReduceSumSquare", "ReduceLogSumExp",
                          "ArgMax", "ArgMin", "TopK", "CumSum"}) {

@@ -130,7 +130,7 @@ OpRegistry MakeBuiltinOps() {
   RegisterElementwiseOps(registry);
   RegisterDataMovementOps(registry);
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
-                         "Shape", "Size", "Constant", "Dropout"}) {
+                         "Shape", "Size", "Constant"}) {
     registry.RegisterNoKernel(op);
   }
   return registry;

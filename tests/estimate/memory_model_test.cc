@@ -223,6 +223,28 @@ TEST(MemoryModel, MaxPoolingSavesItsInputAndInt64Indices) {
   EXPECT_EQ(m.peak_at, "backward pool");
 }
 
+MemoryFootprint DropoutPeak(double ratio) {
+  // a = x + w (4 KiB), y = dropout(a) (4 KiB), z = y * v.
+  GraphBuilder g;
+  g.Input("x", {1, 1024}).Weight("w", {1, 1024}).Weight("ratio", {}).Weight("v", {1, 1024});
+  g.Op("Add", "add", {"x", "w"}, "a", {1, 1024});
+  g.Op("Dropout", "drop", {"a", "ratio"}, "y", {1, 1024});
+  g.Op("Mul", "mul", {"y", "v"}, "z", {1, 1024});
+  Graph graph = g.Build({"z"});
+  graph.tensors["ratio"].value = TensorValue{true, {}, {ratio}};
+  MemoryOptions o;
+  o.training = true;
+  return Peak(graph, o);
+}
+
+TEST(MemoryModel, TrainingDropoutSavesItsOneByteMask) {
+  // The mask of 1024 elements, one byte each (a 1 KiB block), lives from
+  // the forward until the dropout's backward; at ratio 0 nothing runs.
+  MemoryFootprint none = DropoutPeak(0.0), dropped = DropoutPeak(0.1);
+  EXPECT_EQ(dropped.activations_bytes - none.activations_bytes, 1024);
+  EXPECT_EQ(dropped.peak_at, none.peak_at);
+}
+
 TEST(MemoryModel, AutocastKeepsFp32WeightsAndSavesTheCastCopies) {
   // bf16 autocast, y = x @ w: the matmul reads bf16 copies of x (2 KiB,
   // saved for w's gradient) and of w (512 KiB, in autocast's cache until the

@@ -165,6 +165,43 @@ TEST(LoweringTest, NodesOnTheInputAloneRunNoBackward) {
   EXPECT_EQ(lowered->nodes[2].calls.size(), 2u);  // relu and its backward
 }
 
+// x -> Dropout(ratio) -> Relu, as a training-mode export writes it.
+Graph DropoutRelu(double ratio) {
+  GraphBuilder b;
+  b.Input("x", {8, 128, 64}).Weight("w", {64}).Weight("ratio", {});
+  b.Op("Mul", "scale", {"x", "w"}, "xs", {8, 128, 64});
+  Node& drop = b.Op("Dropout", "drop", {"xs", "ratio"}, "y", {8, 128, 64});
+  b.ExtraOutput(drop, "mask", {8, 128, 64}, DType::kBool);
+  b.Op("Relu", "relu", {"y"}, "z", {8, 128, 64});
+  Graph g = b.Build({"z"});
+  g.tensors["ratio"].value = TensorValue{true, {}, {ratio}};
+  return g;
+}
+
+TEST(LoweringTest, DropoutRunsInTrainingOnly) {
+  auto inference = LowerGraph(DropoutRelu(0.1), LoweringOptions{});
+  ASSERT_TRUE(inference.ok()) << inference.status().ToString();
+  EXPECT_TRUE(inference->nodes[1].calls.empty());
+  LoweringOptions o;
+  o.training = true;
+  auto training = LowerGraph(DropoutRelu(0.1), o);
+  ASSERT_TRUE(training.ok()) << training.status().ToString();
+  const std::vector<KernelCall>& calls = training->nodes[1].calls;
+  ASSERT_EQ(calls.size(), 2u);
+  const double elems = 8 * 128 * 64;
+  EXPECT_EQ(calls[0].Key(), "elementwise op=dropout elems=65536 arity=1 dtype=fp32 math=fp32 layout=-");
+  EXPECT_EQ(calls[0].phase, Phase::kForward);
+  EXPECT_DOUBLE_EQ(calls[0].bytes_read, 4 * elems);
+  EXPECT_DOUBLE_EQ(calls[0].bytes_written, 4 * elems + elems);  // output and one-byte mask
+  EXPECT_EQ(calls[1].StrParam("op", ""), "dropout_bwd");
+  EXPECT_EQ(calls[1].phase, Phase::kBackward);
+  EXPECT_DOUBLE_EQ(calls[1].bytes_read, 4 * elems + elems);
+  EXPECT_DOUBLE_EQ(calls[1].bytes_written, 4 * elems);
+  auto zero = LowerGraph(DropoutRelu(0.0), o);  // PyTorch returns the input
+  ASSERT_TRUE(zero.ok());
+  EXPECT_TRUE(zero->nodes[1].calls.empty());
+}
+
 // The dynamo exporter folds a batch norm into the convolution before it
 // (FuseBatchNormIntoConv, its bias the batch norm's shift); PyTorch still
 // runs the convolution without bias, then the batch norm.
