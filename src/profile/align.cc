@@ -162,6 +162,37 @@ void AttachHelpers(const std::vector<ExpectedCall>& expected, const std::vector<
   }
 }
 
+// The kernels a call's key was counted launching, beyond the one the
+// alignment matched: unmatched kernels right before or after the call's
+// own (copies, layout transforms, casts, fills) join it while it has fewer
+// than its count. Kernels that could open a call of their own stay out.
+void AbsorbCountedKernels(const std::vector<ExpectedCall>& expected,
+                          const std::vector<MeasuredKernel>& kernels, std::vector<int>* slot) {
+  std::vector<int64_t> taken(expected.size(), 0);
+  for (int s : *slot) {
+    if (s >= 0) ++taken[static_cast<size_t>(s)];
+  }
+  auto joins = [&](size_t k, size_t neighbour) {
+    const int s = (*slot)[neighbour];
+    if (s < 0 || taken[static_cast<size_t>(s)] >= expected[static_cast<size_t>(s)].kernels) return false;
+    const KernelClass c = kernels[k].cls;
+    if (c != KernelClass::kCopy && c != KernelClass::kElementwise && c != KernelClass::kLayout &&
+        c != KernelClass::kOther) {
+      return false;
+    }
+    (*slot)[k] = s;
+    ++taken[static_cast<size_t>(s)];
+    return true;
+  };
+  const size_t n = kernels.size();
+  for (size_t k = 1; k < n; ++k) {  // after the call's kernels, in order
+    if ((*slot)[k] < 0) joins(k, k - 1);
+  }
+  for (size_t k = n - 1; k-- > 0;) {  // before them, back from the call
+    if ((*slot)[k] < 0) joins(k, k + 1);
+  }
+}
+
 }  // namespace
 
 std::vector<int> IterationCandidates(const std::vector<std::string>& kernel_names, size_t min_period) {
@@ -200,6 +231,7 @@ Result<std::vector<int>> AlignIteration(const std::vector<ExpectedCall>& expecte
   std::vector<int> slot(kernels.size(), -1);
   for (size_t p = 0; p < primary.size(); ++p) slot[primary_index[p]] = primary_slot[p];
   AttachHelpers(expected, helper, &slot);
+  AbsorbCountedKernels(expected, kernels, &slot);
   return slot;
 }
 

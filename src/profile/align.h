@@ -20,6 +20,7 @@ struct ExpectedCall {
   int call = 0;   // index into that layer's calls
   KernelKind kind = KernelKind::kElementwise;
   double estimated_s = 0;  // the call's estimated time; 0 = unknown
+  int64_t kernels = 1;     // the kernels one call of its key launches (counted)
 };
 
 struct MeasuredKernel {
@@ -50,7 +51,10 @@ std::vector<int> IterationCandidates(const std::vector<std::string>& kernel_name
 // fit too many calls) then take an unmatched call they can implement within
 // 64 calls of where the alignment stood (a layer the
 // framework ran out of graph order). GEMM helper kernels (KernelClass::
-// kGemmAux) join the nearest GEMM or convolution. Returns, per kernel, its index into
+// kGemmAux) join the nearest GEMM or convolution. A call whose key was
+// counted launching several kernels (cuDNN's layout transforms around a
+// 16-bit convolution, a batch norm's casts) takes as many of the unmatched
+// kernels next to its own. Returns, per kernel, its index into
 // `expected` or -1 for a kernel no call expects. Errors: OutOfRange when
 // kernels x calls exceeds max_cells.
 Result<std::vector<int>> AlignIteration(const std::vector<ExpectedCall>& expected,

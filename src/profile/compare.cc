@@ -22,7 +22,8 @@ std::vector<ExpectedCall> ExpectedSequence(const Estimate& e) {
     for (size_t c = 0; c < e.layers[l].calls.size(); ++c) {
       const KernelCall& call = e.layers[l].calls[c];
       if (keep(call.phase)) {
-        seq.push_back({static_cast<int>(l), static_cast<int>(c), call.kind, e.layers[l].costs[c].time_s});
+        const CallCost& cost = e.layers[l].costs[c];
+        seq.push_back({static_cast<int>(l), static_cast<int>(c), call.kind, cost.time_s, cost.kernels});
       }
     }
   };

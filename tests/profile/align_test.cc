@@ -67,6 +67,20 @@ TEST(AlignIteration, MatchesExtendsAndExtras) {
   EXPECT_EQ(*slots, (std::vector<int>{0, 0, -1, 1, 2}));
 }
 
+TEST(AlignIteration, ACallTakesTheKernelsItsKeyWasCountedLaunching) {
+  // A batch norm in fp16 casts around its kernel (counted: 3 kernels), then
+  // a gemm. Uncounted, the casts are kernels no call expects.
+  std::vector<ExpectedCall> expected = {{0, 0, K::kBatchNormInfer, 0, 3}, {1, 0, K::kGemm}};
+  const auto kernels = Of({C::kElementwise, C::kBatchNorm, C::kElementwise, C::kGemm});
+  auto counted = AlignIteration(expected, kernels, 1000);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(*counted, (std::vector<int>{0, 0, 0, 1}));
+  expected[0].kernels = 1;
+  auto one = AlignIteration(expected, kernels, 1000);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(*one, (std::vector<int>{-1, 0, -1, 1}));
+}
+
 TEST(AlignIteration, MissingCallsAreSkipped) {
   const std::vector<ExpectedCall> expected = {
       {0, 0, K::kConvFwd}, {0, 1, K::kElementwise}, {1, 0, K::kGemm}};
