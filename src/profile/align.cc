@@ -164,8 +164,8 @@ void AttachHelpers(const std::vector<ExpectedCall>& expected, const std::vector<
 
 // The kernels a call's key was counted launching, beyond the one the
 // alignment matched: unmatched kernels right before or after the call's
-// own (copies, layout transforms, casts, fills) join it while it has fewer
-// than its count. Kernels that could open a call of their own stay out.
+// own (copies, layout transforms, casts, fills: not convolutions, GEMMs,
+// norms or other compute) join it while it has fewer than its count.
 void AbsorbCountedKernels(const std::vector<ExpectedCall>& expected,
                           const std::vector<MeasuredKernel>& kernels, std::vector<int>* slot) {
   std::vector<int64_t> taken(expected.size(), 0);
@@ -203,10 +203,6 @@ std::vector<int> IterationCandidates(const std::vector<std::string>& kernel_name
   }
   counts.push_back(1);
   return counts;
-}
-
-int CountIterations(const std::vector<std::string>& kernel_names, size_t min_period) {
-  return IterationCandidates(kernel_names, min_period).front();
 }
 
 Result<std::vector<int>> AlignIteration(const std::vector<ExpectedCall>& expected,

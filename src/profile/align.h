@@ -28,17 +28,13 @@ struct MeasuredKernel {
   double duration_s = 0;
 };
 
-// How many model iterations a sequence of kernel names holds: the largest
-// count k such that the names repeat with period n/k for at least 95 % of
-// the kernels (cuDNN's and cuBLAS's picks do not change between iterations
-// of the same shapes) and the period is at least `min_period` kernels (so
-// that twelve identical encoder layers are not taken for twelve
-// iterations). 1 when no such period exists.
-int CountIterations(const std::vector<std::string>& kernel_names, size_t min_period);
-
-// Every such count, largest first, ending with 1 (which always qualifies): a
-// model of identical layers repeats with the period of a layer and of any
-// run of layers, and only the estimate tells which is the iteration.
+// The counts of model iterations a sequence of n kernel names may hold,
+// largest first: every k >= 2 for which the names repeat with period n/k for
+// at least 95 % of the kernels (cuDNN's and cuBLAS's picks do not change
+// between iterations of the same shapes) and the period is at least
+// `min_period` kernels, then 1, which always qualifies. A model of identical
+// layers repeats with the period of a layer and of any run of layers; only
+// the estimate tells which is the iteration (compare.cc).
 std::vector<int> IterationCandidates(const std::vector<std::string>& kernel_names, size_t min_period);
 
 // Minimum-cost alignment of one iteration's kernels against the expected
