@@ -13,35 +13,9 @@ std::string Lower(const std::string& s) {
   return out;
 }
 
-// True for Add(MatMul(x, W), b) with W and b parameters, b 1-D: nn.Linear
-// exported on a 3-D+ input. PyTorch runs it as one GEMM with the bias in its
-// epilogue (addmm), so the Add launches nothing.
-bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node) {
-  if (node.op_type != "Add" || node.inputs.size() != 2) return false;
-  for (int i = 0; i < 2; ++i) {
-    const Tensor& bias = ctx.T(node.inputs[i]);
-    const Node* mm = ctx.Producer(node.inputs[1 - i]);
-    if (!ctx.IsParameter(node.inputs[i]) || bias.dims.size() != 1 || mm == nullptr) continue;
-    if (mm->op_type != "MatMul" || ctx.SoleConsumer(node.inputs[1 - i]) != &node) continue;
-    const Tensor& w = ctx.T(mm->Input(1));
-    if (ctx.IsParameter(mm->Input(1)) && w.dims.size() == 2 && w.dims[1] == bias.dims[0]) return true;
-  }
-  return false;
-}
-
 // Reads every input (broadcast operands once), writes every output.
 Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
-  if (IsLinearBiasAdd(ctx, node)) {
-    if (ctx.options().training) {  // the bias gradient: a column reduction of dy
-      const int64_t elems = ctx.Elems(node.outputs.at(0));
-      const int64_t n = ctx.Elems(node.inputs[0]) == elems ? ctx.Elems(node.inputs[1])
-                                                          : ctx.Elems(node.inputs[0]);
-      KernelCall db = ReductionCall(ctx, "sum", elems, n, ctx.Bytes(node.outputs[0]), 0);
-      db.phase = Phase::kBackward;
-      calls->push_back(db);
-    }
-    return Status::Ok();
-  }
+  if (IsLinearBiasAdd(ctx, node)) return Status::Ok();  // the MatMul's epilogue (lower_matmul.cc)
   const std::string& out = node.outputs.at(0);
   const int64_t elems = ctx.Elems(out);
   double read = 0;
@@ -117,6 +91,19 @@ constexpr const char* kPointwiseOps[] = {
         "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Mod",
         "Cos", "Sin", "IsNaN", "IsInf", "BitShift"};
 }  // namespace
+
+bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node) {
+  if (node.op_type != "Add" || node.inputs.size() != 2) return false;
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& bias = ctx.T(node.inputs[i]);
+    const Node* mm = ctx.Producer(node.inputs[1 - i]);
+    if (!ctx.IsParameter(node.inputs[i]) || bias.dims.size() != 1 || mm == nullptr) continue;
+    if (mm->op_type != "MatMul" || ctx.SoleConsumer(node.inputs[1 - i]) != &node) continue;
+    const Tensor& w = ctx.T(mm->Input(1));
+    if (ctx.IsParameter(mm->Input(1)) && w.dims.size() == 2 && w.dims[1] == bias.dims[0]) return true;
+  }
+  return false;
+}
 
 bool IsPointwiseOp(const std::string& op_type) {
   for (const char* op : kPointwiseOps) {

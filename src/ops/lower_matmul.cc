@@ -60,6 +60,16 @@ Status LowerMatMul(const LowerContext& ctx, const Node& node, std::vector<Kernel
     } else {
       AddGemmBackward(ctx, batch, m, n, k, need_da, need_db, calls);
     }
+    const Node* bias_add = ctx.SoleConsumer(node.outputs[0]);
+    if (bias_add != nullptr && IsLinearBiasAdd(ctx, *bias_add)) {
+      // addmm's backward then sums dy over the rows for the bias, an op the
+      // host dispatches apart, as it did the Add's backward.
+      const std::string& y = bias_add->outputs.at(0);
+      KernelCall db = ReductionCall(ctx, "sum", ctx.Elems(y), n, ctx.Bytes(y), 0);
+      db.phase = Phase::kBackward;
+      db.own_op = true;
+      calls->push_back(db);
+    }
   }
   return Status::Ok();
 }

@@ -113,6 +113,12 @@ void RegisterAttentionOps(OpRegistry& registry);
 // PyTorch read inputs of any strides.
 bool IsPointwiseOp(const std::string& op_type);
 
+// True for Add(MatMul(x, W), b) with W and b parameters, b 1-D: nn.Linear
+// exported on a 3-D+ input. PyTorch runs it as one GEMM with the bias in its
+// epilogue (addmm), so the Add launches nothing; in training the MatMul's
+// backward sums the bias gradient after its GEMMs, as addmm's does.
+bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node);
+
 // A Gather of one slice along an axis (a rank-0 index: x[i]), which PyTorch
 // returns as a view.
 bool IsSelectGather(const LowerContext& ctx, const Node& node);

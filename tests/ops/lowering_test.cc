@@ -390,6 +390,28 @@ TEST(LoweringTest, LinearMatMulFoldsBatchIntoM) {
   EXPECT_DOUBLE_EQ(c.flops, 2.0 * 1024 * 3072 * 768);
 }
 
+// nn.Linear on a 3-D input, exported as MatMul then the bias Add: as
+// addmm's backward, the MatMul's sums the bias gradient after its GEMMs; the
+// Add launches nothing in either pass.
+TEST(LoweringTest, ALinearsBiasGradientFollowsItsGemms) {
+  GraphBuilder b;
+  b.Input("x", {8, 128, 768}).Weight("w", {768, 3072}).Weight("bias", {3072});
+  b.Op("MatMul", "fc", {"x", "w"}, "h", {8, 128, 3072});
+  b.Op("Add", "fc_bias", {"h", "bias"}, "y", {8, 128, 3072});
+  LoweringOptions o;
+  o.training = true;
+  o.inputs_need_gradient = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const std::vector<KernelCall>& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 4u);  // the forward GEMM, dA, dB, the bias sum
+  EXPECT_EQ(calls[1].kind, KernelKind::kGemm);
+  EXPECT_EQ(calls[2].kind, KernelKind::kGemm);
+  EXPECT_EQ(calls[3].Key(), "reduction op=sum rows=3072 cols=1024 dtype=fp32 math=fp32 layout=-");
+  EXPECT_EQ(calls[3].phase, Phase::kBackward);
+  EXPECT_TRUE(lowered->nodes[1].calls.empty());
+}
+
 TEST(LoweringTest, AttentionMatMulIsStridedBatched) {
   GraphBuilder b;
   b.Input("q", {2, 12, 128, 64}).Input("k", {2, 12, 64, 128});
