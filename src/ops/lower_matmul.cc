@@ -7,6 +7,14 @@
 namespace dlsim {
 namespace {
 
+// addmm's backward sums dy (tensor `y`, n columns) over the rows for the
+// bias after its GEMMs: a kernel of its own.
+KernelCall BiasGradientCall(const LowerContext& ctx, const std::string& y, int64_t n) {
+  KernelCall db = ReductionCall(ctx, "sum", ctx.Elems(y), n, ctx.Bytes(y), 0);
+  db.phase = Phase::kBackward;
+  return db;
+}
+
 Status LowerGemm(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
   const Shape& a = ctx.T(node.Input(0)).dims;
   const Shape& b = ctx.T(node.Input(1)).dims;
@@ -23,10 +31,7 @@ Status LowerGemm(const LowerContext& ctx, const Node& node, std::vector<KernelCa
     AddGemmBackward(ctx, 1, m, n, k, ctx.NeedsGradient(node.Input(0)),
                     ctx.NeedsGradient(node.Input(1)), calls);
     if (!node.Input(2).empty() && ctx.IsParameter(node.Input(2))) {
-      // addmm's backward sums dy over the rows for the bias: a kernel of its own.
-      KernelCall db = ReductionCall(ctx, "sum", m * n, n, ctx.Bytes(node.outputs.at(0)), 0);
-      db.phase = Phase::kBackward;
-      calls->push_back(db);
+      calls->push_back(BiasGradientCall(ctx, node.outputs.at(0), n));
     }
   }
   return Status::Ok();
@@ -62,11 +67,8 @@ Status LowerMatMul(const LowerContext& ctx, const Node& node, std::vector<Kernel
     }
     const Node* bias_add = ctx.SoleConsumer(node.outputs[0]);
     if (bias_add != nullptr && IsLinearBiasAdd(ctx, *bias_add)) {
-      // addmm's backward then sums dy over the rows for the bias, an op the
-      // host dispatches apart, as it did the Add's backward.
-      const std::string& y = bias_add->outputs.at(0);
-      KernelCall db = ReductionCall(ctx, "sum", ctx.Elems(y), n, ctx.Bytes(y), 0);
-      db.phase = Phase::kBackward;
+      // An op the host dispatches apart, as it did the Add's backward.
+      KernelCall db = BiasGradientCall(ctx, bias_add->outputs.at(0), n);
       db.own_op = true;
       calls->push_back(db);
     }

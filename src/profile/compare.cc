@@ -84,33 +84,30 @@ std::vector<size_t> IterationStarts(size_t kernels, int count) {
   return starts;
 }
 
-// How far one of `count` iterations of the trace is from the estimate: the
-// |log| of measured over estimated kernels per iteration plus that of
-// measured over estimated kernel time.
-double DistanceFromEstimate(const Estimate& estimate, const ProfileTrace& trace, int count) {
-  double measured_s = 0;
-  for (const TraceKernel& k : trace.kernels) measured_s += k.duration_s;
-  auto log_ratio = [count](double measured, double estimated) {
-    return measured > 0 && estimated > 0 ? std::fabs(std::log(measured / count / estimated)) : 0.0;
-  };
-  return log_ratio(static_cast<double>(trace.kernels.size()), static_cast<double>(estimate.kernel_count)) +
-         log_ratio(measured_s, estimate.gpu_time_s);
-}
-
 // The trace's iteration count: --iterations, else of the counts the kernel
 // names repeat with (IterationCandidates, a period of at least a quarter of
-// the expected calls), the one whose iterations come nearest the estimate's
-// kernel count and time (ties: more iterations). Three identical layers
-// repeat every layer; only the estimate tells a layer from the iteration.
+// the expected calls), the one whose iterations come nearest the estimate:
+// the least |log| of measured over estimated kernels per iteration plus that
+// of kernel time (ties: more iterations). Three identical layers repeat
+// every layer; only the estimate tells a layer from the iteration.
 int IterationCount(const Estimate& estimate, const ProfileTrace& trace, size_t expected_calls,
                    const CompareOptions& options) {
   if (options.iterations > 0) return static_cast<int>(std::min<size_t>(options.iterations, trace.kernels.size()));
   std::vector<std::string> names;
-  for (const TraceKernel& k : trace.kernels) names.push_back(k.name);
-  const std::vector<int> counts = IterationCandidates(names, expected_calls / 4);
-  int best = counts.front();
-  for (int count : counts) {
-    if (DistanceFromEstimate(estimate, trace, count) < DistanceFromEstimate(estimate, trace, best)) best = count;
+  double measured_s = 0;
+  for (const TraceKernel& k : trace.kernels) names.push_back(k.name), measured_s += k.duration_s;
+  auto log_ratio = [](double measured, double estimated) {
+    return measured > 0 && estimated > 0 ? std::fabs(std::log(measured / estimated)) : 0.0;
+  };
+  auto distance = [&](int count) {
+    return log_ratio(static_cast<double>(names.size()) / count, static_cast<double>(estimate.kernel_count)) +
+           log_ratio(measured_s / count, estimate.gpu_time_s);
+  };
+  int best = 0;
+  double best_distance = 0;
+  for (int count : IterationCandidates(names, expected_calls / 4)) {
+    const double d = distance(count);
+    if (best == 0 || d < best_distance) best = count, best_distance = d;
   }
   return best;
 }
