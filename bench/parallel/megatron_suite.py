@@ -62,7 +62,7 @@ import os
 import sys
 import time
 
-SEQ = 2048
+SEQ = int(os.environ.get("MEGATRON_SUITE_SEQ", "2048"))  # --seq sets it for the workers too
 VOCAB = 50304
 MODELS = {
     "1.3b": dict(layers=24, hidden=2048, heads=16),
@@ -201,6 +201,7 @@ def written_names(path, offset):
 
 
 def main():
+    global SEQ
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--list", action="store_true", help="print the configs and exit (no torch)")
     ap.add_argument("--out", help="JSONL file, appended to")
@@ -217,7 +218,13 @@ def main():
     ap.add_argument("--nccl-timeout", type=int, default=90,
                     help="seconds (process group timeout: a hang ends the GPU group)")
     ap.add_argument("--port", type=int, default=29630)
+    ap.add_argument("--seq", type=int, default=SEQ,
+                    help="sequence length (default 2048; a short one leaves the host's time per step)")
+    ap.add_argument("--trace", default="", help="comma-separated config names whose rank 0 "
+                    "writes a Chrome trace (CPU and CUDA) of one step beside --out")
     args = ap.parse_args()
+    SEQ = args.seq
+    os.environ["MEGATRON_SUITE_SEQ"] = str(args.seq)
 
     problems = check_configs(CONFIGS)
     cfgs = select(args)

@@ -562,6 +562,18 @@ def profile_step(step, n, top=None):
     return [comp / 1e3 / n, nccl / 1e3 / n, mem / 1e3 / n]
 
 
+def write_trace(step, ctx, path):
+    """Chrome trace (CPU ops and CUDA kernels) of one step, written by rank 0."""
+    from torch.profiler import profile, ProfilerActivity
+    barrier()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        step()
+        torch.cuda.synchronize()
+    if ctx.rank == 0:
+        prof.export_chrome_trace(path)
+    barrier()
+
+
 def run_config(cfg, ctx, args):
     step, extra, keep = build_and_step(cfg, ctx, args)
     gc.collect()
@@ -573,16 +585,17 @@ def run_config(cfg, ctx, args):
     torch.cuda.synchronize()
     barrier()
     torch.cuda.reset_peak_memory_stats()
-    samples = []
+    samples, issued = [], []
     for _ in range(args["steps"]):
         barrier()
         t0 = time.perf_counter()
         step()
+        issued.append((time.perf_counter() - t0) * 1e3)  # the host is done issuing
         torch.cuda.synchronize()
         samples.append((time.perf_counter() - t0) * 1e3)
     peak = [torch.cuda.max_memory_allocated() / 2**30, torch.cuda.max_memory_reserved() / 2**30,
             float(extra.pop("params_per_rank"))]
-    rows = gather_rows(ctx, samples + peak)
+    rows = gather_rows(ctx, samples + peak + issued)
     k = len(samples)
     step_max = [max(rows[i][j] for i in range(ctx.world)) for j in range(k)]
     med = statistics.median(step_max)
@@ -594,6 +607,7 @@ def run_config(cfg, ctx, args):
         peak_alloc_gib_per_rank=[rw[k] for rw in rows],
         peak_reserved_gib_per_rank=[rw[k + 1] for rw in rows],
         params_per_rank=[int(rw[k + 2]) for rw in rows],
+        issue_ms_median_per_rank=[statistics.median(rw[k + 3:]) for rw in rows],
         tokens_per_s=cfg["global_batch"] * SEQ / (med / 1e3),
         warmup_steps=args["warmup"], timing_s=time.time() - t_build)
     if cfg["prof"] and args["profile_steps"] > 0:
@@ -614,6 +628,8 @@ def run_config(cfg, ctx, args):
                        profiled_steps=args["profile_steps"])
         else:
             rec["profile_error"] = "profiler failed on some rank (see log)"
+    if cfg["name"] in args.get("trace", "").split(","):
+        write_trace(step, ctx, os.path.splitext(args["out"])[0] + f"-{cfg['name']}-r0.json.gz")
     del keep, step
     return rec
 
