@@ -9,6 +9,10 @@
 namespace dlsim {
 namespace {
 
+// Elements a multi_tensor_apply block handles a pass: 512 threads x 4
+// (PyTorch's kBlockSize and kILP).
+constexpr double kForeachPassElements = 512 * 4;
+
 // Share of the input a kernel reads straight after the previous kernel wrote
 // it that is still in the target's L2, relative to the reference GPU (whose
 // cold-L2 database times the L2-resident factors were fitted for): all of it
@@ -69,8 +73,12 @@ RooflineBreakdown RooflineTime(const KernelCall& call, const DeviceSpec& device,
     const double steps = static_cast<double>(call.IntParam("seq", 1) + call.IntParam("layers", 1) - 1);
     b.floor_s = std::max(b.floor_s, steps * params.rnn_step_floor_s);
   }
-  b.time_s = std::max(b.compute_s, b.memory_s) + b.floor_s;
-  if (std::max(b.compute_s, b.memory_s) < b.floor_s) {
+  if (call.kind == KernelKind::kOptimizer) {
+    const double chunk = static_cast<double>(call.IntParam("chunk", 0));
+    b.walk_s = std::ceil(chunk / kForeachPassElements) * params.foreach_pass_s;
+  }
+  b.time_s = std::max({b.compute_s, b.memory_s, b.walk_s}) + b.floor_s;
+  if (std::max(b.compute_s, b.memory_s) < std::max(b.floor_s, b.walk_s)) {
     b.bound = Bound::kLatency;
   } else {
     b.bound = b.compute_s >= b.memory_s ? Bound::kCompute : Bound::kMemory;

@@ -32,6 +32,14 @@ int64_t FloatInitializerCount(const Graph& graph) {
   return n;
 }
 
+int64_t LargestFloatInitializer(const Graph& graph) {
+  int64_t largest = 0;
+  for (const auto& [name, t] : graph.tensors) {
+    if (t.is_initializer && IsFloatDType(t.dtype)) largest = std::max(largest, t.num_elements());
+  }
+  return largest;
+}
+
 double RunBytes(const Graph& graph, const std::string& name, DType float_dtype) {
   const Tensor* t = graph.FindTensor(name);
   if (t == nullptr) return 0;
@@ -390,8 +398,9 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
     const int64_t shards = options.data_parallel.zero_stage > 0 ? options.data_parallel.gpus : 1;
     const int64_t params = graph.ParameterCount();
     const int64_t shard = params / shards + (params % shards != 0 ? 1 : 0);
-    opt.calls = LowerOptimizer(options.optimizer, shard, plan.float_initializers,
-                               options.fused_optimizer, options.lowering);
+    const ParameterTensors updated{shard, plan.float_initializers,
+                                   std::min(LargestFloatInitializer(graph), shard)};
+    opt.calls = LowerOptimizer(options.optimizer, updated, options.fused_optimizer, options.lowering);
     plan.lowered.nodes.push_back(std::move(opt));
   }
   if (data_parallel) plan.gradient_bytes = GradientBytesByNode(graph);

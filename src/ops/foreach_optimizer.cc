@@ -25,7 +25,7 @@ constexpr double kMaxExactDouble = 9007199254740992.0;  // 2^53
 
 // One launch of a foreach op over `params` elements of `lists` lists, the
 // first updated in place: reads every list, writes the first.
-KernelCall ForeachCall(const char* op, int lists, int64_t params) {
+KernelCall ForeachCall(const char* op, int lists, int64_t params, int64_t chunk) {
   KernelCall call;
   call.kind = KernelKind::kOptimizer;
   call.library_call = op;
@@ -35,6 +35,7 @@ KernelCall ForeachCall(const char* op, int lists, int64_t params) {
   call.AddParam("op", op);
   call.AddParam("params", params);
   call.AddParam("fused", 1);
+  if (chunk > 0) call.AddParam("chunk", chunk);
   call.bytes_read = 4.0 * lists * params;
   call.bytes_written = 4.0 * params;
   call.flops = CallFlops(call);
@@ -42,13 +43,13 @@ KernelCall ForeachCall(const char* op, int lists, int64_t params) {
 }
 
 // Every launch of one foreach op, the elements shared evenly between them.
-void AddForeachOp(const char* op, int lists, int64_t param_count, int64_t tensor_count,
+void AddForeachOp(const char* op, int lists, const ParameterTensors& p,
                   std::vector<KernelCall>* calls) {
-  const int64_t launches =
-      std::min(ForeachLaunches(param_count, tensor_count, lists), kMaxCallsPerOp);
+  const int64_t launches = std::min(ForeachLaunches(p.elements, p.tensors, lists), kMaxCallsPerOp);
+  const int64_t chunk = ForeachChunkElements(p.largest_elements);
   for (int64_t i = 0; i < launches; ++i) {
-    const int64_t n = param_count / launches + (i < param_count % launches ? 1 : 0);
-    calls->push_back(ForeachCall(op, lists, n));
+    const int64_t n = p.elements / launches + (i < p.elements % launches ? 1 : 0);
+    calls->push_back(ForeachCall(op, lists, n, chunk));
   }
 }
 
@@ -69,14 +70,17 @@ int64_t ForeachLaunches(int64_t param_count, int64_t tensor_count, int lists) {
                   CeilDiv(tensors, MaxTensorsPerLaunch(lists)));
 }
 
-std::vector<KernelCall> ForeachSgdCalls(bool momentum, int64_t param_count,
-                                        int64_t tensor_count) {
+int64_t ForeachChunkElements(int64_t largest_tensor_elements) {
+  return std::clamp<int64_t>(largest_tensor_elements, 0, kChunkElems);
+}
+
+std::vector<KernelCall> ForeachSgdCalls(bool momentum, const ParameterTensors& params) {
   std::vector<KernelCall> calls;
   if (momentum) {
-    AddForeachOp("foreach_mul", 1, param_count, tensor_count, &calls);  // buf *= momentum
-    AddForeachOp("foreach_add", 2, param_count, tensor_count, &calls);  // buf += grad
+    AddForeachOp("foreach_mul", 1, params, &calls);  // buf *= momentum
+    AddForeachOp("foreach_add", 2, params, &calls);  // buf += grad
   }
-  AddForeachOp("foreach_add", 2, param_count, tensor_count, &calls);  // param -= lr * buf
+  AddForeachOp("foreach_add", 2, params, &calls);  // param -= lr * buf
   return calls;
 }
 

@@ -260,15 +260,15 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
   return lowered;
 }
 
-std::vector<KernelCall> LowerOptimizer(Optimizer optimizer,
-                                       int64_t param_count, int64_t tensor_count,
+std::vector<KernelCall> LowerOptimizer(Optimizer optimizer, const ParameterTensors& params,
                                        bool fused, const LoweringOptions& options) {
+  const int64_t param_count = params.elements, tensor_count = params.tensors;
   // Bytes per parameter (fp32 master state): SGD reads w,g writes w; momentum
   // adds the buffer (read+write); Adam/AdamW read w,g,m,v and write w,m,v.
   // SGD's multi-tensor path is PyTorch's foreach ops, a launch per op and
   // chunk batch (foreach_optimizer.h).
   if (fused && (optimizer == Optimizer::kSgd || optimizer == Optimizer::kSgdMomentum)) {
-    return ForeachSgdCalls(optimizer == Optimizer::kSgdMomentum, param_count, tensor_count);
+    return ForeachSgdCalls(optimizer == Optimizer::kSgdMomentum, params);
   }
   const int states = OptimizerStates(optimizer);
   const int reads = 2 + states, writes = 1 + states;

@@ -54,6 +54,33 @@ TEST(RooflineTest, RecurrentCallRunsItsStepsInSequence) {
   EXPECT_DOUBLE_EQ(b.floor_s, 65 * p.rnn_step_floor_s);  // seq + layers - 1 steps
 }
 
+KernelCall ForeachAdd(int64_t params, int64_t chunk) {
+  KernelCall c;
+  c.kind = KernelKind::kOptimizer;
+  c.AddParam("params", params);
+  if (chunk > 0) c.AddParam("chunk", chunk);
+  c.flops = 2.0 * params;
+  c.bytes_read = 8.0 * params;
+  c.bytes_written = 4.0 * params;
+  return c;
+}
+
+TEST(RooflineTest, ForeachLaunchOverSmallTensorsLastsItsLargestChunksWalk) {
+  RooflineParams p;
+  // 40,000 elements in the largest tensor: 20 passes of 2,048; 480 KB move in 0.27 us.
+  auto small = RooflineTime(ForeachAdd(100000, 40000), Device(), p);
+  EXPECT_DOUBLE_EQ(small.walk_s, 20 * p.foreach_pass_s);
+  EXPECT_DOUBLE_EQ(small.time_s, 20 * p.foreach_pass_s + p.kernel_floor_s);
+  EXPECT_EQ(small.bound, Bound::kLatency);
+  // 50 M elements: 600 MB at 1.8 TB/s (300 us) outlast a full chunk's 32 passes.
+  auto large = RooflineTime(ForeachAdd(50000000, 65536), Device(), p);
+  EXPECT_DOUBLE_EQ(large.walk_s, 32 * p.foreach_pass_s);
+  EXPECT_DOUBLE_EQ(large.time_s, large.memory_s + p.kernel_floor_s);
+  EXPECT_EQ(large.bound, Bound::kMemory);
+  // Without a chunk in the key, bytes alone.
+  EXPECT_DOUBLE_EQ(RooflineTime(ForeachAdd(100000, 0), Device(), p).walk_s, 0);
+}
+
 // An attention call's tiles are 128 query rows of each (batch, head).
 TEST(RooflineTest, AttentionWavesCountQueryBlocks) {
   KernelCall c;

@@ -24,7 +24,7 @@ TEST(ForeachOptimizerTest, LaunchesSplitAt320ChunksAnd110Or64Tensors) {
 }
 
 TEST(ForeachOptimizerTest, MomentumIsMulAddAddOverTheLists) {
-  auto calls = ForeachSgdCalls(true, 1000, 4);
+  auto calls = ForeachSgdCalls(true, ParameterTensors{1000, 4, 0});
   ASSERT_EQ(calls.size(), 3u);
   EXPECT_EQ(calls[0].library_call, "foreach_mul");
   EXPECT_DOUBLE_EQ(calls[0].bytes(), 1000 * 4.0 * 2);  // buf read and written
@@ -42,7 +42,7 @@ TEST(ForeachOptimizerTest, MomentumIsMulAddAddOverTheLists) {
 
 TEST(ForeachOptimizerTest, PlainSgdIsOneAddSplitIntoLaunches) {
   // 65536 * 640 elements in 2 tensors: 641 chunks, three launches of one op.
-  auto calls = ForeachSgdCalls(false, 65536 * 640, 2);
+  auto calls = ForeachSgdCalls(false, ParameterTensors{65536 * 640, 2, 0});
   ASSERT_EQ(calls.size(), 3u);
   double params = 0;
   for (const KernelCall& c : calls) params += c.IntParam("params", 0);
@@ -51,11 +51,21 @@ TEST(ForeachOptimizerTest, PlainSgdIsOneAddSplitIntoLaunches) {
   EXPECT_EQ(calls[2].IntParam("params", 0), 13981013);
 }
 
+TEST(ForeachOptimizerTest, TheKeyCarriesTheLargestTensorUpToAChunk) {
+  auto small = ForeachSgdCalls(false, ParameterTensors{3000, 3, 1500});
+  ASSERT_EQ(small.size(), 1u);
+  EXPECT_EQ(small[0].IntParam("chunk", -1), 1500);
+  auto large = ForeachSgdCalls(false, ParameterTensors{900000, 3, 700000});
+  EXPECT_EQ(large[0].IntParam("chunk", -1), 65536);
+  auto unknown = ForeachSgdCalls(false, ParameterTensors{3000, 3, 0});
+  EXPECT_EQ(unknown[0].IntParam("chunk", -1), -1);  // no chunk in the key
+}
+
 TEST(ForeachOptimizerTest, LowerOptimizerTakesTheForeachPathForFusedSgdOnly) {
-  EXPECT_EQ(LowerOptimizer(Optimizer::kSgdMomentum, 1000, 4, true, LoweringOptions{}).size(), 3u);
-  EXPECT_EQ(LowerOptimizer(Optimizer::kSgd, 1000, 4, true, LoweringOptions{}).size(), 1u);
-  EXPECT_EQ(LowerOptimizer(Optimizer::kSgdMomentum, 1000, 4, false, LoweringOptions{}).size(), 4u);
-  EXPECT_EQ(LowerOptimizer(Optimizer::kAdam, 1000, 4, true, LoweringOptions{}).size(), 1u);
+  EXPECT_EQ(LowerOptimizer(Optimizer::kSgdMomentum, ParameterTensors{1000, 4, 0}, true, LoweringOptions{}).size(), 3u);
+  EXPECT_EQ(LowerOptimizer(Optimizer::kSgd, ParameterTensors{1000, 4, 0}, true, LoweringOptions{}).size(), 1u);
+  EXPECT_EQ(LowerOptimizer(Optimizer::kSgdMomentum, ParameterTensors{1000, 4, 0}, false, LoweringOptions{}).size(), 4u);
+  EXPECT_EQ(LowerOptimizer(Optimizer::kAdam, ParameterTensors{1000, 4, 0}, true, LoweringOptions{}).size(), 1u);
 }
 
 // A fuzzer's parameter count near INT64_MAX: no overflow, and the launches of
@@ -65,7 +75,7 @@ TEST(ForeachOptimizerTest, AbsurdParameterCountsAreBounded) {
   EXPECT_NEAR(static_cast<double>(ForeachChunks(huge, 1)), huge / 65536.0, 2.0);
   EXPECT_EQ(ForeachChunks(INT64_MAX, INT64_MAX), int64_t{1} << 53);
   EXPECT_EQ(ForeachLaunches(INT64_MAX, INT64_MAX, 2), INT64_MAX / 64 + 1);
-  const std::vector<KernelCall> calls = ForeachSgdCalls(true, huge, 3);
+  const std::vector<KernelCall> calls = ForeachSgdCalls(true, ParameterTensors{huge, 3, huge});
   ASSERT_EQ(calls.size(), 3u << 14);
   int64_t first_op = 0;
   for (size_t i = 0; i < (1u << 14); ++i) first_op += calls[i].IntParam("params", 0);

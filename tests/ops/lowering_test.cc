@@ -522,12 +522,12 @@ TEST(LoweringTest, LstmFlopsFollowGateFormula) {
 
 TEST(LoweringTest, OptimizerBytesPerParameter) {
   // Foreach SGD with momentum: buf *= mu (2 tensors), buf += g (3), w -= lr * buf (3).
-  auto sgd = LowerOptimizer(Optimizer::kSgdMomentum, 1000, 4, true, LoweringOptions{});
+  auto sgd = LowerOptimizer(Optimizer::kSgdMomentum, ParameterTensors{1000, 4, 0}, true, LoweringOptions{});
   ASSERT_EQ(sgd.size(), 3u);
   double sgd_total = 0;
   for (const auto& c : sgd) sgd_total += c.bytes();
   EXPECT_DOUBLE_EQ(sgd_total, 1000 * 4.0 * 8);
-  auto adam = LowerOptimizer(Optimizer::kAdam, 1000, 4, false, LoweringOptions{});
+  auto adam = LowerOptimizer(Optimizer::kAdam, ParameterTensors{1000, 4, 0}, false, LoweringOptions{});
   ASSERT_EQ(adam.size(), 4u);
   double total = 0;
   for (const auto& c : adam) total += c.bytes();

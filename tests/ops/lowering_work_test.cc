@@ -80,7 +80,7 @@ TEST(LoweringWorkTest, LoweringFlopsEqualWorkOfKey) {
   std::map<KernelKind, KindTally> tally = TallyAllModels();
   for (Optimizer optimizer :
        {Optimizer::kSgd, Optimizer::kSgdMomentum, Optimizer::kAdam, Optimizer::kAdamW}) {
-    for (const KernelCall& call : LowerOptimizer(optimizer, 1000, 3, false, LoweringOptions{})) {
+    for (const KernelCall& call : LowerOptimizer(optimizer, ParameterTensors{1000, 3, 0}, false, LoweringOptions{})) {
       TallyCall("optimizer", call, &tally);
     }
   }

@@ -25,6 +25,13 @@ struct RooflineParams {
   // kernel: single-layer LSTM/GRU at batch 1 take 0.31-0.52 ms for 64 steps
   // on the H100 (calibration/h100.sqlite), 5-8 us per step; 5 us is taken.
   double rnn_step_floor_s = 5e-6;
+  // A block of PyTorch's foreach optimizer kernels (multi_tensor_apply)
+  // walks its chunk in passes of 512 threads x 4 elements, each a round trip
+  // to memory, so a launch over small tensors lasts its largest chunk's walk:
+  // 0.424 us a pass, the median of 260 optimizer kernels of 19 calibration-
+  // side models under 1e6 parameters (H100 training traces,
+  // bench/corpus/fit_foreach.py).
+  double foreach_pass_s = 0.424e-6;
 };
 
 // Peak FLOP/s available to `call` on `device` (matrix units for GEMM-like
@@ -34,6 +41,7 @@ double PeakFlopsFor(const KernelCall& call, const DeviceSpec& device);
 struct RooflineBreakdown {
   double compute_s = 0;
   double memory_s = 0;
+  double walk_s = 0;  // a block's serial walk over its chunk (foreach optimizer kernels)
   double floor_s = 0;
   double time_s = 0;
   Bound bound = Bound::kLatency;

@@ -85,12 +85,18 @@ struct LoweredGraph {
 
 Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& options);
 
-// The optimizer update over `param_count` parameters in `tensor_count`
-// tensors. With `fused`, PyTorch's multi-tensor path: SGD as its foreach ops
-// run (a launch per op and batch of chunks), Adam as one launch over all
-// parameters; otherwise a launch per tensor.
-std::vector<KernelCall> LowerOptimizer(Optimizer optimizer,
-                                       int64_t param_count, int64_t tensor_count,
+// The parameters an optimizer updates: their elements, their tensors, and
+// the elements of the largest tensor (0: not known).
+struct ParameterTensors {
+  int64_t elements = 0;
+  int64_t tensors = 0;
+  int64_t largest_elements = 0;
+};
+
+// The optimizer update of `params`. With `fused`, PyTorch's multi-tensor
+// path: SGD as its foreach ops run (a launch per op and batch of chunks),
+// Adam as one launch over all parameters; otherwise a launch per tensor.
+std::vector<KernelCall> LowerOptimizer(Optimizer optimizer, const ParameterTensors& params,
                                        bool fused, const LoweringOptions& options);
 
 }  // namespace dlsim
