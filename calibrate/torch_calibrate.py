@@ -298,7 +298,39 @@ def build_copy(p, dt):
             idx = torch.randint(0, a, (a,), device=DEV)
             return rnd(a, b, dtype=dt), idx
         return nbytes, make_g, lambda i: torch.index_select(i[0], 0, i[1])
+    built = build_copy_as_autograd(op, elems, dt, make, a, b)
+    if built is not None:
+        return nbytes, built[0], built[1]
     return nbytes, make, lambda i: i[0].clone()
+
+
+def build_copy_as_autograd(op, elems, dt, make, a, b):
+    """(make, fn) for the copies whose PyTorch call is not a plain copy (a
+    clone is a memcpy, no kernel at all): what the op, or autograd's
+    backward of it, runs; None for the rest."""
+    if op == "slice_bwd":  # SliceBackward0: the input's zeros, the gradient copied into its slice
+        return make, lambda i: torch.ops.aten.slice_backward(i[0], [a, 2 * b], 1, 0, b, 1)
+    if op == "split_bwd":  # SplitBackward0: the pieces' gradients concatenated
+        def make_c():
+            return rnd(a, b - b // 2, dtype=dt), rnd(a, b // 2, dtype=dt)
+        return make_c, lambda i: torch.cat([i[0], i[1]], 1)
+    if op == "expand_bwd":  # ExpandBackward0: summed over the broadcast dimension
+        return make, lambda i: i[0].sum(0)
+    if op == "pad":  # constant_pad_nd: the output filled, the input copied into it
+        return make, lambda i: F.pad(i[0], (1, 1))
+    if op == "pad_bwd" and b > 2:  # the gradient's interior copied out
+        return make, lambda i: i[0][:, 1:-1].clone()
+    if op in ("resize", "resize_bwd"):  # nearest x2 upsampling (the key has no mode); elems: the output's
+        ra, rb = near_square(max(elems // 4, 1))
+        if op == "resize":
+            return (lambda: (rnd(1, 1, ra, rb, dtype=dt),),
+                    lambda i: F.interpolate(i[0], scale_factor=2, mode="nearest"))
+        return (lambda: (rnd(1, 1, 2 * ra, 2 * rb, dtype=dt),),
+                lambda i: torch.ops.aten.upsample_nearest2d_backward(
+                    i[0], [2 * ra, 2 * rb], [1, 1, ra, rb]))
+    if op == "constantofshape":  # torch.full
+        return make, lambda i: torch.full((elems,), 0.5, device=DEV, dtype=dt)
+    return None
 
 
 def build_rnn(kind, p, dt):
