@@ -45,6 +45,14 @@ def job_yaml(c):
         f"  overlap_grad_reduce: {overlap}", "  dtype: bf16", "  framework: pytorch", ""])
 
 
+def load_configs(folder):
+    """The configurations measured ("status": "ok") in the JSONL files of `folder`."""
+    configs = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.jsonl"))):
+        configs += [json.loads(line) for line in open(path) if line.strip()]
+    return [c for c in configs if c.get("status") == "ok" and not c["name"].startswith("_")]
+
+
 def estimate(dlsim, machine, c):
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         f.write(job_yaml(c))
@@ -68,10 +76,7 @@ def main():
                                                   "measured_results.csv"))
     ap.add_argument("--markdown")
     args = ap.parse_args()
-    configs = []
-    for path in sorted(glob.glob(os.path.join(args.data, "*.jsonl"))):
-        configs += [json.loads(l) for l in open(path) if l.strip()]
-    configs = [c for c in configs if c.get("status") == "ok"]
+    configs = load_configs(args.data)
     rows = []
     for c in configs:
         r = {"name": c["name"], "gpus": c["gpus"], "measured_ms": c["step_ms_median"],

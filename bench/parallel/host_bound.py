@@ -12,8 +12,6 @@ prices the GPUs and the network, not the host).
 Usage: host_bound.py [--data DIR] [--host-only DIR] [--machine h200]
 """
 import argparse
-import glob
-import json
 import os
 import statistics
 import sys
@@ -23,16 +21,6 @@ sys.path.insert(0, HERE)
 import compare_measured  # noqa: E402
 
 
-def load(folder):
-    out = {}
-    for path in sorted(glob.glob(os.path.join(folder, "*.jsonl"))):
-        for line in open(path):
-            rec = json.loads(line)
-            if not rec["name"].startswith("_") and rec.get("status") == "ok":
-                out[rec["name"]] = rec
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=os.path.join(HERE, "data", "run4"))
@@ -40,7 +28,8 @@ def main():
     ap.add_argument("--machine", default="h200")
     ap.add_argument("--dlsim", default=os.path.join(compare_measured.ROOT, "build", "dlsim"))
     args = ap.parse_args()
-    full, host = load(args.data), load(args.host_only)
+    full = {c["name"]: c for c in compare_measured.load_configs(args.data)}
+    host = {c["name"]: c for c in compare_measured.load_configs(args.host_only)}
     print(f"{'configuration':22s} {'measured':>9s} {'host only':>9s} {'issued':>8s} {'dlsim':>8s}"
           f" {'error':>7s}  bound")
     bound = []

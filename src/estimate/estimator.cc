@@ -26,18 +26,16 @@ double OptimizerPerTensorS(const HostSpec& host) {
   return it != host.dispatch_s_by_kind.end() ? it->second : 0.0;
 }
 
-int64_t FloatInitializerCount(const Graph& graph) {
-  int64_t n = 0;
-  for (const auto& [name, t] : graph.tensors) n += t.is_initializer && IsFloatDType(t.dtype);
-  return n;
-}
-
-int64_t LargestFloatInitializer(const Graph& graph) {
-  int64_t largest = 0;
+// The float initializers (the parameters): their elements, how many, the largest.
+ParameterTensors FloatInitializers(const Graph& graph) {
+  ParameterTensors p;
+  p.elements = graph.ParameterCount();
   for (const auto& [name, t] : graph.tensors) {
-    if (t.is_initializer && IsFloatDType(t.dtype)) largest = std::max(largest, t.num_elements());
+    if (!t.is_initializer || !IsFloatDType(t.dtype)) continue;
+    ++p.tensors;
+    p.largest_elements = std::max(p.largest_elements, t.num_elements());
   }
-  return largest;
+  return p;
 }
 
 double RunBytes(const Graph& graph, const std::string& name, DType float_dtype) {
@@ -388,7 +386,8 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
   MarkResidentInputs(graph, options.lowering.dtype, &plan.lowered);
   if (data_parallel) AddBucketCopies(graph, &plan.lowered);
   if (training) {
-    plan.float_initializers = FloatInitializerCount(graph);
+    const ParameterTensors all = FloatInitializers(graph);
+    plan.float_initializers = all.tensors;
     LoweredNode opt;
     opt.name = OptimizerLayerName(options.optimizer);
     opt.op_type = "Optimizer";
@@ -396,10 +395,8 @@ Result<EstimatePlan> PlanEstimate(const Graph& graph, const EstimateOptions& opt
     // ZeRO: each GPU updates its shard of the parameters
     // (rounded up; no overflow at a parameter count near INT64_MAX)
     const int64_t shards = options.data_parallel.zero_stage > 0 ? options.data_parallel.gpus : 1;
-    const int64_t params = graph.ParameterCount();
-    const int64_t shard = params / shards + (params % shards != 0 ? 1 : 0);
-    const ParameterTensors updated{shard, plan.float_initializers,
-                                   std::min(LargestFloatInitializer(graph), shard)};
+    const int64_t shard = all.elements / shards + (all.elements % shards != 0 ? 1 : 0);
+    const ParameterTensors updated{shard, all.tensors, std::min(all.largest_elements, shard)};
     opt.calls = LowerOptimizer(options.optimizer, updated, options.fused_optimizer, options.lowering);
     plan.lowered.nodes.push_back(std::move(opt));
   }
@@ -479,7 +476,7 @@ Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e)
   }
   DLSIM_ASSIGN_OR_RETURN(TaskDag dag, BuildTaskDag(graph, training, e->optimizer));
   const TaskTimes times = TimeTasks(dag.size(), graph.nodes.size(), TimesOfLayers(e->layers),
-                                    FloatInitializerCount(graph), host);
+                                    FloatInitializers(graph).tensors, host);
   ScheduleResult sched = ScheduleTimes(dag, times.device_s, times.dispatch_s);
   e->critical_path.clear();
   e->source_share.clear();
