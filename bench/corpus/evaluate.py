@@ -73,6 +73,18 @@ def measured_cases():
     return out
 
 
+def export_path(model, exporter, mode):
+    """The export a case is estimated from. The reference training steps ran the
+    model in training mode, dropout and all, so a training case reads the export
+    made in training mode (NAME.train.EXPORTER.onnx, export.py --train) where
+    there is one, and the eval-mode export where that failed."""
+    onnx_dir = os.path.join(CACHE, "onnx")
+    train = os.path.join(onnx_dir, f"{model}.train.{exporter}.onnx")
+    if mode == "training" and os.path.exists(train):
+        return train
+    return os.path.join(onnx_dir, f"{model}.{exporter}.onnx")
+
+
 def run_json(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
@@ -86,7 +98,7 @@ def run_json(cmd):
 def evaluate_case(dlsim, machine, key, rec, exporter, memory_only=False):
     model, mode, dtype = key
     s = corpus.spec(model)
-    onnx_path = os.path.join(CACHE, "onnx", f"{model}.{exporter}.onnx")
+    onnx_path = export_path(model, exporter, mode)
     shape = "x".join(str(d) for d in corpus.input_shape(s, rec["batch"]))
     common = ["--machine", machine, "--input", f"{corpus.input_name(s)}:{shape}", "--format", "json"]
     common += CASE_ARGS[(mode, dtype)]

@@ -74,6 +74,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", choices=["ts", "dynamo"])
+    ap.add_argument("--train", action="store_true",
+                    help="export the model in training mode (dropout kept) as NAME.train.EXPORTER.onnx")
     ap.add_argument("names", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -90,11 +92,12 @@ def main():
         for exporter, fn in (("ts", export_ts), ("dynamo", export_dynamo)):
             if args.only and exporter != args.only:
                 continue
-            path = os.path.join(args.out, f"{name}.{exporter}.onnx")
+            stem = f"{name}.train" if args.train else name
+            path = os.path.join(args.out, f"{stem}.{exporter}.onnx")
             t0 = time.time()
-            rec = dict(mode="export", model=name, exporter=exporter)
+            rec = dict(mode="export", model=name, exporter=exporter, train=args.train)
             try:
-                model = families.build(name).eval()
+                model = families.build(name).train(args.train)
                 x = families.make_input(name, batch=2, device="cpu")
                 with torch.no_grad():
                     rec["dynamic"] = fn(model, x, path, iname, dims)

@@ -241,6 +241,34 @@ Status DropoutRule(ShapeContext& ctx) {
   return Status::Ok();
 }
 
+// Random tensors (torch.rand_like, randn_like, bernoulli; stochastic depth
+// in a training-mode export): the input's shape, or the `shape` attribute of
+// RandomUniform/RandomNormal; the `dtype` attribute, else the input's
+// (float for the shape-only ops).
+Status RandomRule(ShapeContext& ctx) {
+  const Node& node = ctx.node();
+  const bool like = node.op_type != "RandomUniform" && node.op_type != "RandomNormal";
+  if (like) DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(1));
+  DType dtype = like ? ctx.In(0).dtype : DType::kFloat32;
+  if (node.HasAttr("dtype")) {
+    dtype = DTypeFromOnnxCode(node.GetInt("dtype", 0));
+    if (dtype == DType::kUndefined) {
+      return ctx.Error("unsupported dtype " + std::to_string(node.GetInt("dtype", 0)));
+    }
+  }
+  if (like) {
+    ctx.SetOut(0, dtype, ctx.Dims(0));
+    return Status::Ok();
+  }
+  if (!node.HasAttr("shape")) return ctx.Error("attribute 'shape' is missing");
+  const std::vector<int64_t> dims = node.GetInts("shape", {});
+  for (int64_t d : dims) {
+    if (d < 0) return ctx.Error("attribute 'shape' has a negative dimension");
+  }
+  ctx.SetOut(0, dtype, Shape(dims.begin(), dims.end()));
+  return Status::Ok();
+}
+
 // LSTM/GRU/RNN. X is [seq, batch, input] (layout 0) or [batch, seq, input].
 Status RecurrentRule(ShapeContext& ctx) {
   DLSIM_RETURN_IF_ERROR(ctx.RequireInputs(3));
@@ -292,6 +320,10 @@ void AddNnRules(ShapeRuleTable* table) {
   (*table)["BatchNormalization"] = BatchNormRule;
   (*table)["LayerNormalization"] = LayerNormRule;
   (*table)["Dropout"] = DropoutRule;
+  for (const char* op : {"RandomUniformLike", "RandomNormalLike", "Bernoulli", "RandomUniform",
+                         "RandomNormal"}) {
+    (*table)[op] = RandomRule;
+  }
   for (const char* op : {"LSTM", "GRU", "RNN"}) (*table)[op] = RecurrentRule;
 }
 

@@ -14,7 +14,12 @@ std::vector<KernelCall> FusedAttentionCalls(const LowerContext& ctx, const Atten
   fwd.AddParam("mask", int64_t{shape.masked ? 1 : 0});
   fwd.bytes_read = bytes.q + bytes.k + bytes.v;
   fwd.bytes_written = bytes.out;
-  std::vector<KernelCall> calls = {fwd};
+  std::vector<KernelCall> calls;
+  if (ctx.options().training && shape.dropout &&
+      (fwd.math == MathMode::kFp16 || fwd.math == MathMode::kBf16)) {
+    calls.push_back(ElementwiseCall(ctx, "philox_unpack", 1, 1, 16, 16));
+  }
+  calls.push_back(fwd);
   if (ctx.options().training) {
     KernelCall bwd = fwd;
     bwd.kind = KernelKind::kAttentionBwd;

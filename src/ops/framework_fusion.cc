@@ -5,7 +5,7 @@
 // LSTM -> Transpose -> Reshape -> LSTM), every layer's Y read only by the
 // views to the next layer.
 // Attention: Mul(q, s) and Mul(k^T, s) -> MatMul -> [Add(mask)] -> Softmax
-// -> [Where(IsNaN(p), 0, p)] -> MatMul(., v), with s a scalar, k^T a
+// -> [Where(IsNaN(p), 0, p)] -> [Dropout] -> MatMul(., v), with s a scalar, k^T a
 // Transpose of k or views ending in one, and the mask Where(m, 0, -inf) of a
 // boolean m part of the group when the Add alone reads it; the view nodes that make q, k
 // and v (Reshape, Transpose, Squeeze, Unsqueeze, a Gather of one slice, and
@@ -245,7 +245,15 @@ class AttentionMatcher {
   bool Match(const Node& softmax, FusedGroup* group) const {
     if (softmax.op_type != "Softmax" || softmax.outputs.size() != 1) return false;
     std::vector<const Node*> nodes = {&softmax};
-    const std::string probs = NanGuarded(softmax.outputs[0], &nodes);
+    std::string probs = NanGuarded(softmax.outputs[0], &nodes);
+    const Node* dropout = ctx_.SoleConsumer(probs);
+    if (dropout != nullptr && dropout->op_type == "Dropout" && dropout->Input(0) == probs &&
+        !dropout->outputs.empty()) {
+      nodes.push_back(dropout);
+      probs = dropout->outputs[0];
+    } else {
+      dropout = nullptr;
+    }
     const Node* pv = ctx_.SoleConsumer(probs);
     if (pv == nullptr || pv->op_type != "MatMul" || pv->Input(0) != probs) return false;
     nodes.push_back(pv);
@@ -281,6 +289,7 @@ class AttentionMatcher {
     group->input = q;
     group->operands = {q, kt, v, pv->outputs[0]};
     group->masked = masked;
+    group->dropout = dropout != nullptr && DropoutRatio(ctx_, *dropout) > 0;
     group->nodes.clear();
     for (const Node* n : nodes) group->nodes.push_back(IndexOf(ctx_, n));
     std::sort(group->nodes.begin(), group->nodes.end());
@@ -402,6 +411,7 @@ std::vector<KernelCall> LowerAttention(const LowerContext& ctx, const FusedGroup
   shape.head_dim = q[r - 1];
   shape.v_head_dim = v[r - 1];
   shape.masked = group.masked;
+  shape.dropout = group.dropout;
   AttentionBytes bytes;
   bytes.q = ctx.Bytes(group.operands[0]);
   bytes.k = ctx.Bytes(group.operands[1]);

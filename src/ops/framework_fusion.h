@@ -26,6 +26,7 @@ struct FusedGroup {
   // attention: q, k^T, v and the output; whether a mask is added.
   std::vector<std::string> operands;
   bool masked = false;
+  bool dropout = false;      // attention: a Dropout of the probabilities (training-mode export)
 };
 
 // Every erf-form GELU chain whose intermediate results have no other

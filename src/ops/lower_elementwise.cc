@@ -36,17 +36,6 @@ Status LowerPointwise(const LowerContext& ctx, const Node& node, std::vector<Ker
   return Status::Ok();
 }
 
-// The probability a Dropout drops: its ratio input (opset 12 on), else its
-// attribute; 0.5, ONNX's default, when neither says.
-double DropoutRatio(const LowerContext& ctx, const Node& node) {
-  if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
-    const Tensor& ratio = ctx.T(node.inputs[1]);
-    if (ratio.value && ratio.value->is_float && ratio.value->size() == 1) return ratio.value->floats[0];
-    return 0.5;
-  }
-  return node.GetFloat("ratio", 0.5);
-}
-
 // A Dropout runs only in training (PyTorch's eval returns its input, and an
 // export keeps the node only when made in training mode), and not at ratio
 // 0: the fused kernel writes the output and a one-byte mask, the backward
@@ -64,6 +53,14 @@ Status LowerDropout(const LowerContext& ctx, const Node& node, std::vector<Kerne
                                    ctx.Bytes(node.Input(0)));
   bwd.phase = Phase::kBackward;
   calls->push_back(bwd);
+  return Status::Ok();
+}
+
+// torch.rand_like, randn_like, bernoulli: one kernel writing the random
+// tensor, reading nothing of its input but the shape; no gradient.
+Status LowerRandom(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
+  const std::string& out = node.outputs.at(0);
+  calls->push_back(ElementwiseCall(ctx, Lower(node.op_type), ctx.Elems(out), 1, 0, ctx.Bytes(out)));
   return Status::Ok();
 }
 
@@ -105,6 +102,15 @@ bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node) {
   return false;
 }
 
+double DropoutRatio(const LowerContext& ctx, const Node& node) {
+  if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
+    const Tensor& ratio = ctx.T(node.inputs[1]);
+    if (ratio.value && ratio.value->is_float && ratio.value->size() == 1) return ratio.value->floats[0];
+    return 0.5;
+  }
+  return node.GetFloat("ratio", 0.5);
+}
+
 bool IsPointwiseOp(const std::string& op_type) {
   for (const char* op : kPointwiseOps) {
     if (op_type == op) return true;
@@ -115,6 +121,10 @@ bool IsPointwiseOp(const std::string& op_type) {
 void RegisterElementwiseOps(OpRegistry& registry) {
   for (const char* op : kPointwiseOps) registry.Register(op, LowerPointwise);
   registry.Register("Dropout", LowerDropout);
+  for (const char* op : {"RandomUniformLike", "RandomNormalLike", "Bernoulli", "RandomUniform",
+                         "RandomNormal"}) {
+    registry.Register(op, LowerRandom);
+  }
   for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
                          "ReduceL2", "ReduceL1", "ReduceSumSquare", "ReduceLogSumExp",
                          "ArgMax", "ArgMin", "TopK", "CumSum"}) {

@@ -119,6 +119,10 @@ bool IsPointwiseOp(const std::string& op_type);
 // backward sums the bias gradient after its GEMMs, as addmm's does.
 bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node);
 
+// The probability a Dropout node drops: its ratio input (opset 12 on), else
+// its attribute; 0.5, ONNX's default, when neither says.
+double DropoutRatio(const LowerContext& ctx, const Node& node);
+
 // A Gather of one slice along an axis (a rank-0 index: x[i]), which PyTorch
 // returns as a view.
 bool IsSelectGather(const LowerContext& ctx, const Node& node);

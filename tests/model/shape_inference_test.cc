@@ -420,6 +420,28 @@ TEST(ShapeRulesTest, SplitResizeTopKReduceDropout) {
   EXPECT_EQ(g.FindTensor("mask")->dtype, DType::kBool);
 }
 
+TEST(ShapeRulesTest, RandomTensors) {
+  GraphBuilder b;
+  b.Input("x", {2, 1, 1});
+  b.Op("RandomUniformLike", {"x"}, {"u"});
+  SetInt(b.Op("RandomNormalLike", {"x"}, {"n"}), "dtype", 10);  // float16
+  b.Op("Bernoulli", {"x"}, {"bern"});
+  SetInts(b.Op("RandomUniform", {}, {"fixed"}), "shape", {3, 4});
+  b.Op("RandomNormal", {}, {"noshape"});
+  Graph& g = b.graph();
+  Status s = InferShapes(g, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'shape' is missing"), std::string::npos) << s.message();
+  g.nodes.pop_back();
+  s = InferShapes(g, nullptr);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Dims(g, "u"), (Shape{2, 1, 1}));
+  EXPECT_EQ(g.FindTensor("u")->dtype, DType::kFloat32);
+  EXPECT_EQ(g.FindTensor("n")->dtype, DType::kFloat16);
+  EXPECT_EQ(Dims(g, "bern"), (Shape{2, 1, 1}));
+  EXPECT_EQ(Dims(g, "fixed"), (Shape{3, 4}));
+}
+
 TEST(ShapeRulesTest, NonConstantShapeInputIsAnError) {
   GraphBuilder b;
   b.Input("x", {2, 3}).Input("s", {2}, DType::kInt64);

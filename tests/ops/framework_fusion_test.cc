@@ -224,7 +224,7 @@ TEST(FrameworkFusion, ExportedSdpaIsOneAttentionCall) {
 // in [batch, heads, seq, dim] order, a boolean mask becomes Where(m, 0,
 // -inf) added to the scores, and fully masked rows are guarded after the
 // softmax with Where(IsNaN(p), 0, p).
-Graph GuardedAttention() {
+Graph GuardedAttention(bool dropout = false) {
   GraphBuilder b;
   b.Input("xq", {2, 16, 32}).Input("xk", {2, 16, 32}).Input("xv", {2, 16, 32}).Input("m", {2, 1, 16, 16});
   b.Weight("s", {1}).Weight("zero", {1}).Weight("ninf", {1});
@@ -244,8 +244,15 @@ Graph GuardedAttention() {
   b.Op("Softmax", "softmax", {"masked"}, "p", {2, 4, 16, 16});
   b.Op("IsNaN", "isnan", {"p"}, "nan", {2, 4, 16, 16});
   b.Op("Where", "guard", {"nan", "zero", "p"}, "pg", {2, 4, 16, 16});
-  b.Op("MatMul", "pv", {"pg", "v"}, "o", {2, 4, 16, 8});
-  return b.Build({"o"});
+  if (dropout) {  // dropout_p > 0 in a training-mode export
+    b.Weight("ratio", {});
+    Node& drop = b.Op("Dropout", "drop", {"pg", "ratio"}, "pd", {2, 4, 16, 16});
+    b.ExtraOutput(drop, "keep", {2, 4, 16, 16}, DType::kBool);
+  }
+  b.Op("MatMul", "pv", {dropout ? "pd" : "pg", "v"}, "o", {2, 4, 16, 8});
+  Graph g = b.Build({"o"});
+  if (dropout) g.tensors["ratio"].value = TensorValue{true, {}, {0.1}};
+  return g;
 }
 
 TEST(FrameworkFusion, GuardedMaskedSdpaOfBothExportersIsOneAttentionCall) {
@@ -260,6 +267,30 @@ TEST(FrameworkFusion, GuardedMaskedSdpaOfBothExportersIsOneAttentionCall) {
   ASSERT_EQ(keys.size(), 1u) << all;
   EXPECT_EQ(keys[0], "pv: attention_fwd batch=2 heads=4 seq_q=16 seq_k=16 head_dim=8 mask=1 dtype=fp32 "
                      "math=fp32 layout=-");
+}
+
+// PyTorch runs SDPA's dropout inside the fused kernels; its cuDNN path
+// (16-bit) first unpacks the generator's seed, one small kernel.
+TEST(FrameworkFusion, SdpaWithDropoutIsOneAttentionCallWithItsSeedUnpack) {
+  LoweringOptions o;
+  o.training = true;
+  o.inputs_need_gradient = true;
+  o.dtype = DType::kBFloat16;
+  auto lowered = LowerGraph(GuardedAttention(true), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  std::vector<std::string> keys;
+  for (const LoweredNode& n : lowered->nodes) {
+    for (const KernelCall& c : n.calls) keys.push_back(n.name + ": " + c.Key());
+  }
+  ASSERT_EQ(keys.size(), 3u);
+  EXPECT_EQ(keys[0], "pv: elementwise op=philox_unpack elems=1 arity=1 dtype=bf16 math=fp32 layout=-");
+  EXPECT_EQ(keys[1], "pv: attention_fwd batch=2 heads=4 seq_q=16 seq_k=16 head_dim=8 mask=1 dtype=bf16 "
+                     "math=bf16 layout=-");
+  EXPECT_EQ(keys[2].substr(0, 18), "pv: attention_bwd ");
+  o.dtype = DType::kFloat32;  // memory-efficient attention: no separate kernel
+  lowered = LowerGraph(GuardedAttention(true), o);
+  ASSERT_TRUE(lowered.ok());
+  EXPECT_EQ(lowered->nodes.back().calls.size(), 2u);
 }
 
 TEST(FrameworkFusion, SdpaInTrainingKeepsTheOutputCopyAndAddsABackward) {

@@ -202,6 +202,30 @@ TEST(LoweringTest, DropoutRunsInTrainingOnly) {
   EXPECT_TRUE(zero->nodes[1].calls.empty());
 }
 
+// Stochastic depth as a training-mode export writes it: r = RandomUniformLike(s)
+// of a per-sample shape s derived from x, then x * Floor(r + keep).
+TEST(LoweringTest, RandomTensorIsOneKernelWithoutGradient) {
+  GraphBuilder b;
+  b.Input("x", {8, 16, 64}).Weight("w", {64}).Weight("keep", {});
+  b.Op("Mul", "scale", {"x", "w"}, "xs", {8, 16, 64});
+  b.Op("ReduceMean", "pick", {"xs"}, "s", {8, 1, 1});
+  b.Op("RandomUniformLike", "rand", {"s"}, "r", {8, 1, 1});
+  b.Op("Add", "shift", {"r", "keep"}, "rk", {8, 1, 1});
+  b.Op("Floor", "floor", {"rk"}, "m", {8, 1, 1});
+  b.Op("Mul", "drop", {"xs", "m"}, "y", {8, 16, 64});
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const std::vector<KernelCall>& rand = lowered->nodes[2].calls;
+  ASSERT_EQ(rand.size(), 1u);
+  EXPECT_EQ(rand[0].Key(), "elementwise op=randomuniformlike elems=8 arity=1 dtype=fp32 math=fp32 layout=-");
+  EXPECT_DOUBLE_EQ(rand[0].bytes_read, 0);
+  EXPECT_DOUBLE_EQ(rand[0].bytes_written, 8 * 4);
+  EXPECT_EQ(lowered->nodes[3].calls.size(), 1u);  // the mask's arithmetic: forward only
+  EXPECT_EQ(lowered->nodes[4].calls.size(), 1u);
+}
+
 // The dynamo exporter folds a batch norm into the convolution before it
 // (FuseBatchNormIntoConv, its bias the batch norm's shift); PyTorch still
 // runs the convolution without bias, then the batch norm.
