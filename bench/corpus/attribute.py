@@ -7,8 +7,8 @@ innermost aten operations around its launch, so that a kernel the lowering
 does not expect can be traced to the PyTorch call that made it.
 
 Writes one JSON line per case: model, mode, dtype and `kernels`, a list of
-{op, kernel, count, us} per step (op: the innermost three aten ops, outermost
-first; kernel: the kernel's name cut to 90 characters), largest count first.
+{op, kernel, count, us} per step (op: the aten ops around the launch, outermost
+first, the two outermost and three innermost where there are more; kernel: the kernel's name cut to 90 characters), largest count first.
 
 Usage: attribute.py --out FILE [--cases inference:fp32,training:bf16_amp] NAME ...
 """
@@ -62,7 +62,9 @@ def launch_ops(trace):
         if e.get("cat") != "cuda_runtime" or "correlation" not in e.get("args", {}):
             continue
         stack = [o["name"] for o in ops[e["tid"]] if o["ts"] <= e["ts"] <= o["ts"] + o["dur"]]
-        out[e["args"]["correlation"]] = " > ".join(stack[-3:])
+        if len(stack) > 5:
+            stack = stack[:2] + ["..."] + stack[-3:]
+        out[e["args"]["correlation"]] = " > ".join(stack)
     return out
 
 

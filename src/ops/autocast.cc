@@ -26,6 +26,7 @@ class Planner {
   Planner(const Graph& graph, DType low) : graph_(graph), low_(low) {
     for (const Node& n : graph.nodes) {
       for (const std::string& out : n.outputs) producer_[out] = &n;
+      for (const std::string& in : n.inputs) ++readers_[in];
     }
   }
 
@@ -35,6 +36,7 @@ class Planner {
     }
     plan_.node_dtype.assign(graph_.nodes.size(), DType::kFloat32);
     plan_.casts.resize(graph_.nodes.size());
+    plan_.grad_casts.resize(graph_.nodes.size());
     for (size_t i = 0; i < graph_.nodes.size(); ++i) PlanNode(i);
     return std::move(plan_);
   }
@@ -109,9 +111,48 @@ class Planner {
           Cast(i, *t, dtype);
         }
       }
+      if (const Tensor* bias = LinearBias(node)) Cast(i, *bias, dtype);
+    } else if (dtype == DType::kFloat32) {
+      PlanGradCasts(i);
     }
     for (const std::string& out : node.outputs) {
       if (FloatTensor(out) != nullptr) plan_.tensor_dtype[out] = dtype;
+    }
+  }
+
+  // The bias of MatMul(x, W) -> Add(., b), W 2-D and b 1-D weights, the
+  // MatMul's output read by that Add alone: nn.Linear on a 3-D input.
+  const Tensor* LinearBias(const Node& mm) const {
+    if (mm.op_type != "MatMul" || mm.inputs.size() != 2 || mm.outputs.empty()) return nullptr;
+    const Tensor* w = FloatTensor(mm.inputs[1]);
+    if (w == nullptr || !w->is_initializer || w->dims.size() != 2) return nullptr;
+    const std::string& out = mm.outputs[0];
+    auto r = readers_.find(out);
+    if (r == readers_.end() || r->second != 1) return nullptr;
+    for (const Node& n : graph_.nodes) {
+      if (n.op_type != "Add" || n.inputs.size() != 2) continue;
+      if (n.inputs[0] != out && n.inputs[1] != out) continue;
+      const Tensor* b = FloatTensor(n.inputs[0] == out ? n.inputs[1] : n.inputs[0]);
+      return b != nullptr && b->is_initializer && b->dims.size() == 1 && b->dims[0] == w->dims[1]
+                 ? b
+                 : nullptr;
+    }
+    return nullptr;
+  }
+
+  // An fp32 node's full-size activation inputs in the low dtype.
+  void PlanGradCasts(size_t i) {
+    const Node& node = graph_.nodes[i];
+    const Tensor* out = node.outputs.empty() ? nullptr : FloatTensor(node.outputs[0]);
+    if (out == nullptr) return;
+    std::set<std::string> seen;
+    for (const std::string& in : node.inputs) {
+      const Tensor* t = FloatTensor(in);
+      if (t == nullptr || IsFixed(*t) || t->is_graph_input || DTypeOf(in) != low_ ||
+          t->num_elements() != out->num_elements() || !seen.insert(in).second) {
+        continue;
+      }
+      plan_.grad_casts[i].push_back(AutocastCast{in, low_, true});
     }
   }
 
@@ -126,6 +167,7 @@ class Planner {
   const Graph& graph_;
   const DType low_;
   std::map<std::string, const Node*> producer_;
+  std::map<std::string, int> readers_;
   std::set<std::string> cast_weights_;
   AutocastPlan plan_;
 };

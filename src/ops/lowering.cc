@@ -142,6 +142,11 @@ void ApplyAutocast(const LowerContext& ctx, const AutocastPlan& plan, size_t i, 
     for (const AutocastCast& cast : plan.casts[i]) {
       if (cast.needs_grad) calls.push_back(CastCall(ctx, cast, true));
     }
+    for (const AutocastCast& cast : plan.grad_casts[i]) {
+      if (!ctx.NeedsGradient(cast.tensor)) continue;
+      const int64_t elems = ctx.T(cast.tensor).num_elements();
+      calls.push_back(CastCopyCall(elems, DType::kFloat32, cast.to, Phase::kBackward));
+    }
   }
   ln->calls = std::move(calls);
 }

@@ -2,6 +2,7 @@
 // which dtype, and the casts between them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,46 @@ TEST(Autocast, AnInstanceNormAfterAReshapeThatIsNoGroupingStaysLow) {
   std::vector<std::string> norm = Describe(lowered->nodes[2]);
   ASSERT_EQ(norm.size(), 1u);  // no cast
   EXPECT_NE(norm[0].find("dtype=bf16"), std::string::npos) << norm[0];
+}
+
+// A residual block as Hugging Face writes it: r (fp32, from a LayerNorm) ->
+// nn.Linear on a 3-D input (MatMul(w) then Add(b)) -> Add(r): the linear's
+// bias is cast with its weight, and the residual Add of the bf16 branch and
+// the fp32 stream computes in fp32, so autograd casts the gradient it hands
+// the branch back to bf16.
+TEST(Autocast, LinearBiasIsCastAndAMixedAddCastsItsGradientBack) {
+  GraphBuilder b;
+  b.Input("x", {2, 8, 64}).Weight("w0", {64, 64}).Weight("g", {64});
+  b.Weight("w", {64, 64}).Weight("bias", {64});
+  b.Op("MatMul", "mm0", {"x", "w0"}, "h", {2, 8, 64});
+  GraphBuilder::SetInt(b.Op("LayerNormalization", "ln", {"h", "g"}, "r", {2, 8, 64}), "axis", -1);
+  b.Op("MatMul", "mm", {"r", "w"}, "z", {2, 8, 64});
+  b.Op("Add", "bias_add", {"z", "bias"}, "zb", {2, 8, 64});
+  b.Op("Add", "residual", {"zb", "r"}, "y", {2, 8, 64});
+  LoweringOptions o;
+  o.dtype = DType::kBFloat16;
+  o.autocast = true;
+  o.training = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  // mm: r, w and the bias cast, the GEMMs, the three casts' backward
+  std::vector<std::string> mm = Describe(lowered->nodes[2]);
+  int casts = 0, cast_bwds = 0;
+  for (const std::string& c : mm) {
+    casts += c.find("op=cast ") != std::string::npos;
+    cast_bwds += c.find("op=cast_bwd") != std::string::npos;
+  }
+  EXPECT_EQ(casts, 3);
+  EXPECT_EQ(cast_bwds, 3);
+  EXPECT_NE(std::find(mm.begin(), mm.end(),
+                      "fwd copy op=cast elems=64 dtype=fp32 math=fp32 layout=- r256 w128"),
+            mm.end());
+  // residual: fp32, its forward, its backward, then the bf16 branch's gradient cast
+  std::vector<std::string> residual = Describe(lowered->nodes[4]);
+  ASSERT_EQ(residual.size(), 3u);
+  EXPECT_NE(residual[0].find("fwd elementwise op=add"), std::string::npos) << residual[0];
+  EXPECT_NE(residual[0].find("dtype=fp32"), std::string::npos) << residual[0];
+  EXPECT_EQ(residual[2], "bwd copy op=cast_bwd elems=1024 dtype=fp32 math=fp32 layout=- r4096 w2048");
 }
 
 }  // namespace
