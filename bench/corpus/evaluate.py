@@ -73,15 +73,19 @@ def measured_cases():
     return out
 
 
-def export_path(model, exporter, mode):
-    """The export a case is estimated from. The reference training steps ran the
-    model in training mode, dropout and all, so a training case reads the export
-    made in training mode (NAME.train.EXPORTER.onnx, export.py --train) where
-    there is one, and the eval-mode export where that failed."""
+def export_path(model, exporter, mode, dtype="fp32"):
+    """The export a case is estimated from: the model as the reference run ran
+    it. Training steps ran it in training mode, dropout and all, so a training
+    case reads the export made in training mode (NAME.train.EXPORTER.onnx,
+    export.py --train); fp16 inference ran model.half(), whose upcasts to fp32
+    (T5's and Llama's norms) an fp32 export does not show, so it reads the
+    export of the half model (NAME.half.EXPORTER.onnx, export.py --half).
+    Where that export failed, the eval-mode fp32 export."""
     onnx_dir = os.path.join(CACHE, "onnx")
-    train = os.path.join(onnx_dir, f"{model}.train.{exporter}.onnx")
-    if mode == "training" and os.path.exists(train):
-        return train
+    variant = "train" if mode == "training" else "half" if dtype == "fp16" else None
+    path = os.path.join(onnx_dir, f"{model}.{variant}.{exporter}.onnx")
+    if variant is not None and os.path.exists(path):
+        return path
     return os.path.join(onnx_dir, f"{model}.{exporter}.onnx")
 
 
@@ -98,7 +102,7 @@ def run_json(cmd):
 def evaluate_case(dlsim, machine, key, rec, exporter, memory_only=False):
     model, mode, dtype = key
     s = corpus.spec(model)
-    onnx_path = export_path(model, exporter, mode)
+    onnx_path = export_path(model, exporter, mode, dtype)
     shape = "x".join(str(d) for d in corpus.input_shape(s, rec["batch"]))
     common = ["--machine", machine, "--input", f"{corpus.input_name(s)}:{shape}", "--format", "json"]
     common += CASE_ARGS[(mode, dtype)]

@@ -76,6 +76,9 @@ def main():
     ap.add_argument("--only", choices=["ts", "dynamo"])
     ap.add_argument("--train", action="store_true",
                     help="export the model in training mode (dropout kept) as NAME.train.EXPORTER.onnx")
+    ap.add_argument("--half", action="store_true",
+                    help="export the model cast to fp16 (.half(), as the fp16 reference runs it) as "
+                         "NAME.half.EXPORTER.onnx, on the GPU when there is one")
     ap.add_argument("names", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -92,13 +95,17 @@ def main():
         for exporter, fn in (("ts", export_ts), ("dynamo", export_dynamo)):
             if args.only and exporter != args.only:
                 continue
-            stem = f"{name}.train" if args.train else name
+            stem = f"{name}.train" if args.train else f"{name}.half" if args.half else name
             path = os.path.join(args.out, f"{stem}.{exporter}.onnx")
             t0 = time.time()
-            rec = dict(mode="export", model=name, exporter=exporter, train=args.train)
+            rec = dict(mode="export", model=name, exporter=exporter, train=args.train, half=args.half)
             try:
                 model = families.build(name).train(args.train)
-                x = families.make_input(name, batch=2, device="cpu")
+                dev = "cuda" if args.half and torch.cuda.is_available() else "cpu"
+                if args.half:
+                    model = model.half()
+                model = model.to(dev)
+                x = families.make_input(name, batch=2, dtype="fp16" if args.half else "fp32", device=dev)
                 with torch.no_grad():
                     rec["dynamic"] = fn(model, x, path, iname, dims)
                 rec["nodes"], rec["opset"] = strip_weights(path)

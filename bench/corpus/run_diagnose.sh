@@ -5,10 +5,14 @@
 #
 #   bench/corpus/run_diagnose.sh OUTDIR --export-side all|cal|test|none \
 #       --cases inference:fp32,training:bf16_amp NAME [NAME ...]
-# Leaves in OUTDIR: onnx_train.tar.xz, export_train.jsonl, attribute.jsonl, log.txt
+# EXPORT_FLAG=--half exports the fp16 models instead (on the GPU, beside the
+# attribution). Leaves in OUTDIR: onnx_train.tar.xz (or onnx_half.tar.xz),
+# export_train.jsonl (export_half.jsonl), attribute.jsonl, log.txt
 set -uo pipefail
 cd "$(dirname "$0")"
 out=$1; side=$3; cases=$5; shift 5
+flag=${EXPORT_FLAG:---train}
+what=${flag#--}
 work=$(mktemp -d)
 mkdir -p "$out" "$work/onnx"
 cores=$(nproc)
@@ -19,9 +23,9 @@ fi
 exporters=
 if [ "$side" != none ]; then
   python3 corpus.py list --side "$side" |
-    CUDA_VISIBLE_DEVICES= OMP_NUM_THREADS=1 "${pin_cpu[@]}" \
-    xargs -P "$((cores > 4 ? cores - 2 : 1))" -n 2 python3 export.py --train --out "$work/onnx" \
-    > "$out/export_train.jsonl" 2> "$work/export.err" &
+    OMP_NUM_THREADS=1 "${pin_cpu[@]}" \
+    xargs -P "$((cores > 4 ? cores - 2 : 1))" -n 2 python3 export.py "$flag" --out "$work/onnx" \
+    > "$out/export_$what.jsonl" 2> "$work/export.err" &
   exporters=$!
 fi
 if [ "$#" -gt 0 ]; then
@@ -31,7 +35,7 @@ fi
 if [ -n "$exporters" ]; then
   wait "$exporters"
   grep -v "Warning\|warn(" "$work/export.err" | tail -n 60 >> "$out/log.txt"
-  echo "# exports: $(grep -c '"ok": true' "$out/export_train.jsonl") ok, $(grep -c '"ok": false' "$out/export_train.jsonl") failed" | tee -a "$out/log.txt"
-  tar -C "$work" -cJf "$out/onnx_train.tar.xz" onnx
+  echo "# exports: $(grep -c '"ok": true' "$out/export_$what.jsonl") ok, $(grep -c '"ok": false' "$out/export_$what.jsonl") failed" | tee -a "$out/log.txt"
+  tar -C "$work" -cJf "$out/onnx_$what.tar.xz" onnx
 fi
 ls -la "$out"

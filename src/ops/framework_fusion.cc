@@ -5,7 +5,8 @@
 // LSTM -> Transpose -> Reshape -> LSTM), every layer's Y read only by the
 // views to the next layer.
 // Attention: Mul(q, s) and Mul(k^T, s) -> MatMul -> [Add(mask)] -> Softmax
-// -> [Where(IsNaN(p), 0, p)] -> [Dropout] -> MatMul(., v), with s a scalar, k^T a
+// -> [Where(IsNaN(p), 0, p)] -> [Dropout] -> MatMul(., v) (the scores and v
+// possibly through float Casts, as a 16-bit model's export writes them), with s a scalar, k^T a
 // Transpose of k or views ending in one, and the mask Where(m, 0, -inf) of a
 // boolean m part of the group when the Add alone reads it; the view nodes that make q, k
 // and v (Reshape, Transpose, Squeeze, Unsqueeze, a Gather of one slice, and
@@ -257,18 +258,23 @@ class AttentionMatcher {
     const Node* pv = ctx_.SoleConsumer(probs);
     if (pv == nullptr || pv->op_type != "MatMul" || pv->Input(0) != probs) return false;
     nodes.push_back(pv);
-    const Node* qk = ctx_.Producer(softmax.Input(0));
+    std::string scores = softmax.Input(0);
+    const Node* add = ctx_.Producer(scores);
     const Node* reader = &softmax;  // the node that reads the scores
-    if (qk != nullptr && qk->op_type == "Add" && ctx_.SoleConsumer(qk->outputs[0]) == &softmax) {
-      nodes.push_back(qk);
-      reader = qk;
-      const Node* a = ctx_.Producer(qk->Input(0));
+    if (add != nullptr && add->op_type == "Add" && ctx_.SoleConsumer(add->outputs[0]) == &softmax) {
+      nodes.push_back(add);
+      reader = add;
+      const Node* a = ctx_.Producer(Uncast(add->Input(0), nullptr));
       const bool first = a != nullptr && a->op_type == "MatMul";
-      AddMaskSelect(qk->Input(first ? 1 : 0), &nodes);
-      qk = first ? a : ctx_.Producer(qk->Input(1));
+      AddMaskSelect(add->Input(first ? 1 : 0), &nodes);
+      scores = add->Input(first ? 0 : 1);
     }
     const bool masked = reader != &softmax;
-    if (qk == nullptr || qk->op_type != "MatMul" || ctx_.SoleConsumer(qk->outputs[0]) != reader) {
+    const size_t before_casts = nodes.size();
+    scores = Uncast(scores, &nodes);
+    const Node* qk = ctx_.Producer(scores);
+    const Node* qk_reader = nodes.size() > before_casts ? nodes[before_casts] : reader;
+    if (qk == nullptr || qk->op_type != "MatMul" || ctx_.SoleConsumer(qk->outputs[0]) != qk_reader) {
       return false;
     }
     nodes.push_back(qk);
@@ -280,7 +286,7 @@ class AttentionMatcher {
     if (kt_view == nullptr || (kt_view->op_type != "Transpose" && kt_view->op_type != "Reshape")) {
       return false;
     }
-    const std::string& v = pv->Input(1);
+    const std::string v = Uncast(pv->Input(1), &nodes);
     if (!ShapesAgree(q, kt, v)) return false;
     for (const std::string& operand : {q, kt, v}) AddViewsBefore(operand, &nodes);
     std::string out = pv->outputs[0];
@@ -297,6 +303,23 @@ class AttentionMatcher {
   }
 
  private:
+  // `name` through the Casts between float types that produce it, each the
+  // sole reader of its input, adding them to `nodes` (when given). The
+  // TorchScript exporter writes a 16-bit model's SDPA with an fp32 mask as
+  // Cast(scores) + mask and Cast(v) to fp32; PyTorch's fused kernel reads
+  // q, k, v and the mask as they are.
+  std::string Uncast(std::string name, std::vector<const Node*>* nodes) const {
+    for (const Node* c = ctx_.Producer(name);
+         c != nullptr && c->op_type == "Cast" && !c->inputs.empty() &&
+         IsFloatDType(ctx_.T(c->Input(0)).dtype) && IsFloatDType(ctx_.T(name).dtype) &&
+         ctx_.SoleConsumer(c->Input(0)) == c;
+         c = ctx_.Producer(name)) {
+      if (nodes != nullptr) nodes->push_back(c);
+      name = c->Input(0);
+    }
+    return name;
+  }
+
   // The exporters guard fully masked rows: Where(IsNaN(p), 0, p) after the
   // softmax p, which PyTorch's fused kernels do inside. Returns the guarded
   // tensor (or `probs` when there is no guard) and adds the guard's nodes.

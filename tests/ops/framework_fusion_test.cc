@@ -224,7 +224,7 @@ TEST(FrameworkFusion, ExportedSdpaIsOneAttentionCall) {
 // in [batch, heads, seq, dim] order, a boolean mask becomes Where(m, 0,
 // -inf) added to the scores, and fully masked rows are guarded after the
 // softmax with Where(IsNaN(p), 0, p).
-Graph GuardedAttention(bool dropout = false) {
+Graph GuardedAttention(bool dropout = false, bool upcast = false) {
   GraphBuilder b;
   b.Input("xq", {2, 16, 32}).Input("xk", {2, 16, 32}).Input("xv", {2, 16, 32}).Input("m", {2, 1, 16, 16});
   b.Weight("s", {1}).Weight("zero", {1}).Weight("ninf", {1});
@@ -240,7 +240,11 @@ Graph GuardedAttention(bool dropout = false) {
   b.Op("Mul", "scale_k", {"k_t", "s"}, "ks", {2, 4, 8, 16});
   b.Op("MatMul", "qk", {"qs", "ks"}, "scores", {2, 4, 16, 16});
   b.Op("Where", "mask", {"m", "zero", "ninf"}, "bias", {2, 1, 16, 16});
-  b.Op("Add", "add", {"scores", "bias"}, "masked", {2, 4, 16, 16});
+  if (upcast) {  // a 16-bit model's TorchScript export: scores and v cast to the mask's fp32
+    b.Op("Cast", "up_scores", {"scores"}, "scores32", {2, 4, 16, 16});
+    b.Op("Cast", "up_v", {"v"}, "v32", {2, 4, 16, 8});
+  }
+  b.Op("Add", "add", {upcast ? "scores32" : "scores", "bias"}, "masked", {2, 4, 16, 16});
   b.Op("Softmax", "softmax", {"masked"}, "p", {2, 4, 16, 16});
   b.Op("IsNaN", "isnan", {"p"}, "nan", {2, 4, 16, 16});
   b.Op("Where", "guard", {"nan", "zero", "p"}, "pg", {2, 4, 16, 16});
@@ -249,7 +253,7 @@ Graph GuardedAttention(bool dropout = false) {
     Node& drop = b.Op("Dropout", "drop", {"pg", "ratio"}, "pd", {2, 4, 16, 16});
     b.ExtraOutput(drop, "keep", {2, 4, 16, 16}, DType::kBool);
   }
-  b.Op("MatMul", "pv", {dropout ? "pd" : "pg", "v"}, "o", {2, 4, 16, 8});
+  b.Op("MatMul", "pv", {dropout ? "pd" : "pg", upcast ? "v32" : "v"}, "o", {2, 4, 16, 8});
   Graph g = b.Build({"o"});
   if (dropout) g.tensors["ratio"].value = TensorValue{true, {}, {0.1}};
   return g;
@@ -267,6 +271,20 @@ TEST(FrameworkFusion, GuardedMaskedSdpaOfBothExportersIsOneAttentionCall) {
   ASSERT_EQ(keys.size(), 1u) << all;
   EXPECT_EQ(keys[0], "pv: attention_fwd batch=2 heads=4 seq_q=16 seq_k=16 head_dim=8 mask=1 dtype=fp32 "
                      "math=fp32 layout=-");
+}
+
+TEST(FrameworkFusion, SdpaOfAHalfModelsExportIsOneAttentionCallThroughItsUpcasts) {
+  LoweringOptions o;
+  o.dtype = DType::kFloat16;
+  auto lowered = LowerGraph(GuardedAttention(false, true), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  std::vector<std::string> keys;
+  for (const LoweredNode& n : lowered->nodes) {
+    for (const KernelCall& c : n.calls) keys.push_back(n.name + ": " + c.Key());
+  }
+  ASSERT_EQ(keys.size(), 1u);
+  EXPECT_EQ(keys[0], "pv: attention_fwd batch=2 heads=4 seq_q=16 seq_k=16 head_dim=8 mask=1 dtype=fp16 "
+                     "math=fp16 layout=-");
 }
 
 // PyTorch runs SDPA's dropout inside the fused kernels; its cuDNN path
