@@ -26,7 +26,7 @@ class Planner {
   Planner(const Graph& graph, DType low) : graph_(graph), low_(low) {
     for (const Node& n : graph.nodes) {
       for (const std::string& out : n.outputs) producer_[out] = &n;
-      for (const std::string& in : n.inputs) ++readers_[in];
+      for (const std::string& in : n.inputs) readers_[in].push_back(&n);
     }
   }
 
@@ -126,18 +126,13 @@ class Planner {
     if (mm.op_type != "MatMul" || mm.inputs.size() != 2 || mm.outputs.empty()) return nullptr;
     const Tensor* w = FloatTensor(mm.inputs[1]);
     if (w == nullptr || !w->is_initializer || w->dims.size() != 2) return nullptr;
-    const std::string& out = mm.outputs[0];
-    auto r = readers_.find(out);
-    if (r == readers_.end() || r->second != 1) return nullptr;
-    for (const Node& n : graph_.nodes) {
-      if (n.op_type != "Add" || n.inputs.size() != 2) continue;
-      if (n.inputs[0] != out && n.inputs[1] != out) continue;
-      const Tensor* b = FloatTensor(n.inputs[0] == out ? n.inputs[1] : n.inputs[0]);
-      return b != nullptr && b->is_initializer && b->dims.size() == 1 && b->dims[0] == w->dims[1]
-                 ? b
-                 : nullptr;
-    }
-    return nullptr;
+    auto r = readers_.find(mm.outputs[0]);
+    if (r == readers_.end() || r->second.size() != 1) return nullptr;
+    const Node& add = *r->second[0];
+    if (add.op_type != "Add" || add.inputs.size() != 2) return nullptr;
+    const Tensor* b = FloatTensor(add.inputs[0] == mm.outputs[0] ? add.inputs[1] : add.inputs[0]);
+    return b != nullptr && b->is_initializer && b->dims.size() == 1 && b->dims[0] == w->dims[1] ? b
+                                                                                            : nullptr;
   }
 
   // An fp32 node's full-size activation inputs in the low dtype.
@@ -167,7 +162,7 @@ class Planner {
   const Graph& graph_;
   const DType low_;
   std::map<std::string, const Node*> producer_;
-  std::map<std::string, int> readers_;
+  std::map<std::string, std::vector<const Node*>> readers_;
   std::set<std::string> cast_weights_;
   AutocastPlan plan_;
 };

@@ -5,9 +5,8 @@ namespace dlsim {
 bool PassesGradient(const LowerContext& ctx, const Node& node) {
   static const std::set<std::string> kNone = {
       "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
-      "ArgMax", "ArgMin", "NonZero", "IsNaN", "IsInf", "Shape", "Size",
-      "RandomUniformLike", "RandomNormalLike", "Bernoulli", "RandomUniform", "RandomNormal"};
-  if (kNone.count(node.op_type) != 0) return false;
+      "ArgMax", "ArgMin", "NonZero", "IsNaN", "IsInf", "Shape", "Size"};
+  if (kNone.count(node.op_type) != 0 || IsRandomOp(node.op_type)) return false;
   for (const std::string& out : node.outputs) {
     if (!out.empty() && IsFloatDType(ctx.T(out).dtype)) return true;
   }

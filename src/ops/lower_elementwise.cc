@@ -87,6 +87,8 @@ constexpr const char* kPointwiseOps[] = {
         "Gelu", "Mish", "Sign", "Floor", "Ceil", "Round", "Not", "And", "Or", "Xor",
         "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Mod",
         "Cos", "Sin", "IsNaN", "IsInf", "BitShift"};
+constexpr const char* kRandomOps[] = {"RandomUniformLike", "RandomNormalLike", "Bernoulli",
+                                      "RandomUniform", "RandomNormal"};
 }  // namespace
 
 bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node) {
@@ -111,6 +113,13 @@ double DropoutRatio(const LowerContext& ctx, const Node& node) {
   return node.GetFloat("ratio", 0.5);
 }
 
+bool IsRandomOp(const std::string& op_type) {
+  for (const char* op : kRandomOps) {
+    if (op_type == op) return true;
+  }
+  return false;
+}
+
 bool IsPointwiseOp(const std::string& op_type) {
   for (const char* op : kPointwiseOps) {
     if (op_type == op) return true;
@@ -121,10 +130,7 @@ bool IsPointwiseOp(const std::string& op_type) {
 void RegisterElementwiseOps(OpRegistry& registry) {
   for (const char* op : kPointwiseOps) registry.Register(op, LowerPointwise);
   registry.Register("Dropout", LowerDropout);
-  for (const char* op : {"RandomUniformLike", "RandomNormalLike", "Bernoulli", "RandomUniform",
-                         "RandomNormal"}) {
-    registry.Register(op, LowerRandom);
-  }
+  for (const char* op : kRandomOps) registry.Register(op, LowerRandom);
   for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
                          "ReduceL2", "ReduceL1", "ReduceSumSquare", "ReduceLogSumExp",
                          "ArgMax", "ArgMin", "TopK", "CumSum"}) {

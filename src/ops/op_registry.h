@@ -119,6 +119,10 @@ bool IsPointwiseOp(const std::string& op_type);
 // backward sums the bias gradient after its GEMMs, as addmm's does.
 bool IsLinearBiasAdd(const LowerContext& ctx, const Node& node);
 
+// Ops that make a random tensor (RandomUniformLike, Bernoulli, ...): one
+// kernel each, no gradient.
+bool IsRandomOp(const std::string& op_type);
+
 // The probability a Dropout node drops: its ratio input (opset 12 on), else
 // its attribute; 0.5, ONNX's default, when neither says.
 double DropoutRatio(const LowerContext& ctx, const Node& node);
