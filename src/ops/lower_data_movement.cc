@@ -42,6 +42,72 @@ bool ReadOnlyBySelects(const LowerContext& ctx, const std::string& name) {
                      [&ctx](const Node* r) { return IsSelectGather(ctx, *r); });
 }
 
+// One int of a constant 1-element tensor input, or `fallback` when the input
+// is absent; false when it is present but not a known constant.
+bool ConstantInt(const LowerContext& ctx, const Node& node, size_t i, int64_t fallback, int64_t* out) {
+  if (node.Input(i).empty()) {
+    *out = fallback;
+    return true;
+  }
+  const Tensor& t = ctx.T(node.Input(i));
+  if (!t.value || t.value->is_float || t.value->ints.size() != 1) return false;
+  *out = t.value->ints[0];
+  return true;
+}
+
+// [start, end) of a Slice of one axis with step 1, normalised against the
+// input's shape; false for any other Slice.
+bool SliceRange(const LowerContext& ctx, const Node& slice, int64_t* axis, int64_t* begin,
+                int64_t* end) {
+  const Shape& x = ctx.T(slice.Input(0)).dims;
+  const int64_t rank = static_cast<int64_t>(x.size());
+  int64_t step = 1;
+  if (!ConstantInt(ctx, slice, 1, 0, begin) || !ConstantInt(ctx, slice, 2, 0, end) ||
+      !ConstantInt(ctx, slice, 3, 0, axis) || !ConstantInt(ctx, slice, 4, 1, &step) || step != 1) {
+    return false;
+  }
+  if (*axis < 0) *axis += rank;
+  if (*axis < 0 || *axis >= rank) return false;
+  const int64_t dim = x[static_cast<size_t>(*axis)];
+  auto clamp = [dim](int64_t v) { return std::clamp(v < 0 ? v + dim : v, int64_t{0}, dim); };
+  *begin = clamp(*begin);
+  *end = clamp(*end);
+  return *begin < *end;
+}
+
+// The Slices that read `node`'s input when they are all its readers and cut
+// one axis into pieces that cover it once, as the dynamo exporter writes
+// torch.chunk and torch.split (the TorchScript exporter writes a Split): in
+// graph order, else empty. PyTorch hands the pieces out as views, and its
+// backward concatenates their gradients in one kernel.
+std::vector<const Node*> ChunkSlices(const LowerContext& ctx, const Node& node) {
+  const std::vector<const Node*>& readers = ctx.Readers(node.Input(0));
+  if (readers.size() < 2 || static_cast<int>(readers.size()) != ctx.ConsumerCount(node.Input(0))) {
+    return {};
+  }
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  int64_t axis0 = -1;
+  for (const Node* r : readers) {
+    int64_t axis = 0, begin = 0, end = 0;
+    if (r->op_type != "Slice" || r->Input(0) != node.Input(0) || !SliceRange(ctx, *r, &axis, &begin, &end) ||
+        (axis0 >= 0 && axis != axis0)) {
+      return {};
+    }
+    axis0 = axis;
+    ranges.emplace_back(begin, end);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  int64_t covered = 0;
+  for (const auto& [begin, end] : ranges) {
+    if (begin != covered) return {};
+    covered = end;
+  }
+  if (covered != ctx.T(node.Input(0)).dims[static_cast<size_t>(axis0)]) return {};
+  std::vector<const Node*> slices = readers;
+  std::sort(slices.begin(), slices.end());  // nodes live in one vector: graph order
+  return slices;
+}
+
 // A copy reads what it gathers (at most the inputs, at most the outputs'
 // size for slicing/gathering ops) and writes every output.
 Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCall>* calls) {
@@ -76,6 +142,21 @@ Status LowerCopy(const LowerContext& ctx, const Node& node, std::vector<KernelCa
   call.bytes_read = read;
   call.bytes_written = written;
   calls->push_back(call);
+  if (ctx.options().training && IsFloatDType(ctx.T(node.outputs.at(0)).dtype) && op == "Slice") {
+    const std::vector<const Node*> chunk = ChunkSlices(ctx, node);
+    if (!chunk.empty()) {  // one concatenation of the pieces' gradients, on the first piece
+      if (chunk.front() == &node) {
+        KernelCall bwd = call;
+        bwd.phase = Phase::kBackward;
+        bwd.params = {};
+        bwd.AddParam("op", "split_bwd");
+        bwd.AddParam("elems", ctx.Elems(node.Input(0)));
+        bwd.bytes_read = bwd.bytes_written = ctx.Bytes(node.Input(0));
+        calls->push_back(bwd);
+      }
+      return Status::Ok();
+    }
+  }
   if (ctx.options().training && IsFloatDType(ctx.T(node.outputs.at(0)).dtype)) {
     KernelCall bwd = call;
     bwd.phase = Phase::kBackward;

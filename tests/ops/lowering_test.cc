@@ -202,6 +202,57 @@ TEST(LoweringTest, DropoutRunsInTrainingOnly) {
   EXPECT_TRUE(zero->nodes[1].calls.empty());
 }
 
+// x [4, 96] -> MatMul(w) -> h, read by Slices of axis 1 at `cuts` (as the
+// dynamo exporter writes qkv.chunk(3, -1)), each piece scaled by a Relu.
+Graph SlicedProjection(const std::vector<int64_t>& cuts) {
+  GraphBuilder b;
+  b.Input("x", {4, 96}).Weight("w", {96, 96}).Weight("axis", {1}, DType::kInt64);
+  b.Op("MatMul", "mm", {"x", "w"}, "h", {4, 96});
+  Graph g;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const std::string n = std::to_string(i);
+    b.Weight("begin" + n, {1}, DType::kInt64).Weight("end" + n, {1}, DType::kInt64);
+    b.Op("Slice", "slice" + n, {"h", "begin" + n, "end" + n, "axis"}, "piece" + n, {4, cuts[i + 1] - cuts[i]});
+    b.Op("Relu", "relu" + n, {"piece" + n}, "y" + n, {4, cuts[i + 1] - cuts[i]});
+  }
+  std::vector<std::string> outs;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) outs.push_back("y" + std::to_string(i));
+  g = b.Build(outs);
+  g.tensors["axis"].value = TensorValue{false, {1}, {}};
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    g.tensors["begin" + std::to_string(i)].value = TensorValue{false, {cuts[i]}, {}};
+    g.tensors["end" + std::to_string(i)].value = TensorValue{false, {cuts[i + 1]}, {}};
+  }
+  return g;
+}
+
+std::vector<std::string> BackwardCopies(const LoweredGraph& lowered) {
+  std::vector<std::string> out;
+  for (const LoweredNode& n : lowered.nodes) {
+    for (const KernelCall& c : n.calls) {
+      if (c.kind == KernelKind::kCopy && c.phase == Phase::kBackward) out.push_back(n.name + ": " + c.Key());
+    }
+  }
+  return out;
+}
+
+// Autograd concatenates the gradients of a chunk's pieces in one kernel;
+// slices that do not cover the axis each zero-fill and copy theirs.
+TEST(LoweringTest, SlicesThatChunkAnAxisHaveOneConcatenatingBackward) {
+  LoweringOptions o;
+  o.training = true;
+  auto chunk = LowerGraph(SlicedProjection({0, 32, 64, 96}), o);
+  ASSERT_TRUE(chunk.ok()) << chunk.status().ToString();
+  std::vector<std::string> bwd = BackwardCopies(*chunk);
+  ASSERT_EQ(bwd.size(), 1u);
+  EXPECT_EQ(bwd[0], "slice0: copy op=split_bwd elems=384 dtype=fp32 math=fp32 layout=-");
+  auto partial = LowerGraph(SlicedProjection({0, 32, 64}), o);
+  ASSERT_TRUE(partial.ok());
+  bwd = BackwardCopies(*partial);
+  ASSERT_EQ(bwd.size(), 2u);
+  EXPECT_EQ(bwd[1], "slice1: copy op=slice_bwd elems=128 dtype=fp32 math=fp32 layout=-");
+}
+
 // Stochastic depth as a training-mode export writes it: r = RandomUniformLike(s)
 // of a per-sample shape s derived from x, then x * Floor(r + keep).
 TEST(LoweringTest, RandomTensorIsOneKernelWithoutGradient) {
