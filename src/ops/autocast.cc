@@ -23,12 +23,7 @@ AutocastClass ClassOf(const std::string& op) {
 
 class Planner {
  public:
-  Planner(const Graph& graph, DType low) : graph_(graph), low_(low) {
-    for (const Node& n : graph.nodes) {
-      for (const std::string& out : n.outputs) producer_[out] = &n;
-      for (const std::string& in : n.inputs) readers_[in].push_back(&n);
-    }
-  }
+  Planner(const LowerContext& ctx, DType low) : ctx_(ctx), graph_(ctx.graph()), low_(low) {}
 
   AutocastPlan Run() {
     for (const auto& [name, t] : graph_.tensors) {
@@ -52,9 +47,9 @@ class Planner {
 
   // Weights, constants and scalars: they keep their dtype and do not promote.
   bool IsFixed(const Tensor& t) const {
-    auto p = producer_.find(t.name);
+    const Node* p = ctx_.Producer(t.name);
     return t.is_initializer || t.num_elements() <= 1 ||
-           (p != producer_.end() && (p->second->op_type == "Constant" || p->second->op_type == "Identity"));
+           (p != nullptr && (p->op_type == "Constant" || p->op_type == "Identity"));
   }
 
   DType DTypeOf(const std::string& name) const {
@@ -75,9 +70,9 @@ class Planner {
   // itself is not on its lists), so such an InstanceNormalization is fp32.
   AutocastClass ClassOfNode(const Node& node) const {
     if (node.op_type == "InstanceNormalization" && !node.inputs.empty()) {
-      auto p = producer_.find(node.inputs[0]);
-      if (p != producer_.end() && p->second->op_type == "Reshape" && !p->second->inputs.empty() &&
-          IsGroupedView(graph_, p->second->inputs[0], node.inputs[0])) {
+      const Node* p = ctx_.Producer(node.inputs[0]);
+      if (p != nullptr && p->op_type == "Reshape" && !p->inputs.empty() &&
+          IsGroupedView(graph_, p->inputs[0], node.inputs[0])) {
         return AutocastClass::kFp32;
       }
     }
@@ -120,19 +115,13 @@ class Planner {
     }
   }
 
-  // The bias of MatMul(x, W) -> Add(., b), W 2-D and b 1-D weights, the
-  // MatMul's output read by that Add alone: nn.Linear on a 3-D input.
+  // The bias of nn.Linear on a 3-D input, MatMul(x, W) -> Add(., b): the Add
+  // the GEMM's epilogue takes (IsLinearBiasAdd), which F.linear casts too.
   const Tensor* LinearBias(const Node& mm) const {
-    if (mm.op_type != "MatMul" || mm.inputs.size() != 2 || mm.outputs.empty()) return nullptr;
-    const Tensor* w = FloatTensor(mm.inputs[1]);
-    if (w == nullptr || !w->is_initializer || w->dims.size() != 2) return nullptr;
-    auto r = readers_.find(mm.outputs[0]);
-    if (r == readers_.end() || r->second.size() != 1) return nullptr;
-    const Node& add = *r->second[0];
-    if (add.op_type != "Add" || add.inputs.size() != 2) return nullptr;
-    const Tensor* b = FloatTensor(add.inputs[0] == mm.outputs[0] ? add.inputs[1] : add.inputs[0]);
-    return b != nullptr && b->is_initializer && b->dims.size() == 1 && b->dims[0] == w->dims[1] ? b
-                                                                                            : nullptr;
+    if (mm.op_type != "MatMul" || mm.outputs.empty()) return nullptr;
+    const Node* add = ctx_.SoleConsumer(mm.outputs[0]);
+    if (add == nullptr || !IsLinearBiasAdd(ctx_, *add)) return nullptr;
+    return FloatTensor(add->inputs[0] == mm.outputs[0] ? add->inputs[1] : add->inputs[0]);
   }
 
   // An fp32 node's full-size activation inputs in the low dtype.
@@ -159,16 +148,15 @@ class Planner {
     return false;
   }
 
+  const LowerContext& ctx_;
   const Graph& graph_;
   const DType low_;
-  std::map<std::string, const Node*> producer_;
-  std::map<std::string, std::vector<const Node*>> readers_;
   std::set<std::string> cast_weights_;
   AutocastPlan plan_;
 };
 
 }  // namespace
 
-AutocastPlan PlanAutocast(const Graph& graph, DType low) { return Planner(graph, low).Run(); }
+AutocastPlan PlanAutocast(const LowerContext& ctx, DType low) { return Planner(ctx, low).Run(); }
 
 }  // namespace dlsim

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dlsim/model/graph.h"
+#include "op_registry.h"
 
 namespace dlsim {
 
@@ -36,8 +37,8 @@ struct AutocastPlan {
   std::vector<std::vector<AutocastCast>> grad_casts;
 };
 
-// The plan for `graph` with matrix ops in `low` (fp16 or bf16).
-AutocastPlan PlanAutocast(const Graph& graph, DType low);
+// The plan for ctx's graph with matrix ops in `low` (fp16 or bf16).
+AutocastPlan PlanAutocast(const LowerContext& ctx, DType low);
 
 }  // namespace dlsim
 

@@ -201,7 +201,7 @@ Result<LoweredGraph> LowerGraph(const Graph& graph, const LoweringOptions& optio
   if (options.training) ctx.SetNeedsGradient(TensorsNeedingGradient(ctx));
   AutocastPlan autocast;
   if (options.autocast) {
-    autocast = PlanAutocast(graph, options.dtype);
+    autocast = PlanAutocast(ctx, options.dtype);
     ctx.SetAutocast(&autocast);
   }
   std::vector<bool> fused;
