@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -29,6 +30,7 @@ struct DbOptions {
   std::string gpu;
   int neighbours = FitOptions{}.neighbours;
   std::string band_keys;  // db fit: job list of keys of unseen models
+  std::vector<std::string> key_lists;  // db exclude: job lists of the keys to leave out
 };
 
 // A file with nothing but blanks holds no record: refused before the
@@ -207,6 +209,49 @@ Status RunFit(const DbOptions& o) {
   return Status::Ok();
 }
 
+// Writes o.out, a copy of the database without any record of the listed
+// keys, with its models fitted anew: prices as a user whose model nothing was
+// measured for would get them. Written beside o.out and renamed when
+// complete, so a failure leaves no partial file.
+Status RunExclude(const DbOptions& o) {
+  std::set<std::string> keys;
+  for (const std::string& list : o.key_lists) {
+    DLSIM_ASSIGN_OR_RETURN(std::set<std::string> listed, ReadKeyList(list));
+    keys.insert(listed.begin(), listed.end());
+  }
+  { DLSIM_ASSIGN_OR_RETURN(PerfDb source, PerfDb::Open(o.db_path, OpenMode::kReadOnly)); }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(o.out) && fs::equivalent(o.db_path, o.out, ec)) {
+    return InvalidArgument(o.out + ": --out is the database itself; write the copy elsewhere");
+  }
+  const std::string partial = o.out + ".partial";
+  fs::copy_file(o.db_path, partial, fs::copy_options::overwrite_existing, ec);
+  if (ec) return InvalidArgument(partial + ": cannot write the copy: " + ec.message());
+  Status done = [&]() -> Status {
+    DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(partial, OpenMode::kReadWrite));
+    DLSIM_ASSIGN_OR_RETURN(int64_t removed, db.DeleteKeys(keys));
+    DLSIM_ASSIGN_OR_RETURN(std::string gpu_name, ChooseGpu(db, o.gpu));
+    DLSIM_ASSIGN_OR_RETURN(GpuInfo gpu, db.Gpu(gpu_name));
+    DLSIM_ASSIGN_OR_RETURN(std::vector<MeasurementRecord> records, db.RecordsOfGpu(gpu_name));
+    FitOptions fit_options;
+    fit_options.neighbours = o.neighbours;
+    DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, gpu.sms, fit_options));
+    DLSIM_RETURN_IF_ERROR(db.StoreFit(gpu_name, models));
+    std::cout << "wrote " << o.out << ": " << removed << " records of " << keys.size()
+              << " listed keys left out, " << records.size() << " records of " << gpu_name
+              << " kept; models fitted on them (" << models.report().classes.size()
+              << " classes)\n";
+    return Status::Ok();
+  }();
+  if (done.ok()) fs::rename(partial, o.out, ec);
+  if (!done.ok() || ec) {
+    fs::remove(partial);
+    return done.ok() ? InvalidArgument(o.out + ": cannot write: " + ec.message()) : done;
+  }
+  return Status::Ok();
+}
+
 // Adds a sub-command whose callback runs `run` on the shared options.
 CLI::App* AddAction(CLI::App* db, const char* name, const char* help,
                     std::shared_ptr<DbOptions> opts, Status (*run)(const DbOptions&),
@@ -258,6 +303,22 @@ void RegisterDbCommand(CLI::App& app, int* exit_code) {
   fit->add_option("--band-keys", opts->band_keys,
                   "job list of keys measured for models nothing else was measured for: models "
                   "fitted without them price them, and their error per class is the band");
+
+  opts = std::make_shared<DbOptions>();
+  auto* exclude = AddAction(db, "exclude",
+                            "Copy the database without the records of listed keys (a model's "
+                            "own kernels) and fit the copy: prices as for a model nothing was "
+                            "measured for",
+                            opts, RunExclude, exit_code);
+  exclude->add_option("--keys", opts->key_lists,
+                      "job lists (dlsim plan's format) of the keys to leave out (repeatable)")
+      ->required();
+  exclude->add_option("--out", opts->out, "the copy to write (replaced if it exists)")->required();
+  exclude->add_option("--gpu", opts->gpu, "GPU to fit (optional when the database has one GPU)");
+  exclude->add_option("--neighbours", opts->neighbours,
+                      "measured keys nearest to a query that correct the base model")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
 }
 
 }  // namespace dlsim::cli

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -149,6 +150,55 @@ TEST(DbCommandTest, FitPrintsHeldOutErrors) {
   CliRun bad_list = Dlsim("db fit --db " + db + " --band-keys " + band_keys);
   EXPECT_EQ(bad_list.exit_code, 1);
   EXPECT_NE(bad_list.output.find(band_keys + ":12"), std::string::npos) << bad_list.output;
+}
+
+TEST(DbCommandTest, ExcludeWritesAFittedCopyWithoutTheKeys) {
+  // 40 copy keys; a job list names 10 of them and a key the database lacks.
+  const std::string jsonl = TempPath("exclude.jsonl"), db = TempPath("exclude.db");
+  std::string text, list = "# keys of one model\n";
+  for (int i = 1; i <= 40; ++i) {
+    MeasurementRecord r;
+    r.gpu_name = "Test GPU", r.gpu_cc = "8.0", r.gpu_sms = 108, r.gpu_clock_mhz = 1410;
+    r.gpu_mem_bytes = 4e10, r.driver = "1", r.cuda = "2", r.cudnn = "3", r.cublas = "4";
+    r.key = "copy op=cast elems=" + std::to_string(i * 100000) + " dtype=fp32 math=fp32 layout=-";
+    r.algo = "-", r.status = "ok", r.reps = 10, r.workspace_bytes = 0;
+    r.median_ms = r.min_ms = r.max_ms = r.p10_ms = r.p90_ms = 3e-3 + i * 8e5 / 2e12 * 1e3;
+    r.time_utc = "2024-01-01T00:00:00Z";
+    text += RecordToJson(r) + "\n";
+    if (i % 4 == 0) list += r.key + "\n";
+  }
+  list += "copy op=cast elems=7 dtype=fp32 math=fp32 layout=-\n";
+  testing::WriteAll(jsonl, text);
+  const std::string keys = TempPath("exclude.txt"), out = TempPath("exclude-blind.db");
+  testing::WriteAll(keys, list);
+  ASSERT_EQ(Dlsim("db import " + jsonl + " --db " + db).exit_code, 0);
+  std::remove(out.c_str());
+  CliRun run = Dlsim("db exclude --db " + db + " --keys " + keys + " --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("10 records of 11 listed keys left out, 30 records of Test GPU kept; "
+                            "models fitted on them (1 classes)"),
+            std::string::npos)
+      << run.output;
+  CliRun stats = Dlsim("db stats --db " + out + " --format json");
+  EXPECT_NE(stats.output.find("\"records\": 30"), std::string::npos) << stats.output;
+  EXPECT_NE(stats.output.find("\"fits\": 1"), std::string::npos) << stats.output;
+  CliRun source = Dlsim("db stats --db " + db + " --format json");  // the source is untouched
+  EXPECT_NE(source.output.find("\"records\": 40"), std::string::npos) << source.output;
+
+  // The database itself as --out, a bad key list, an absent database: refused, no file left.
+  CliRun self = Dlsim("db exclude --db " + db + " --keys " + keys + " --out " + db);
+  EXPECT_EQ(self.exit_code, 1);
+  EXPECT_NE(self.output.find("--out is the database itself"), std::string::npos) << self.output;
+  const std::string none = TempPath("exclude-none.db");
+  CliRun absent = Dlsim("db exclude --db " + TempPath("absent.db") + " --keys " + keys + " --out " + none);
+  EXPECT_EQ(absent.exit_code, 1);
+  EXPECT_NE(absent.output.find("absent.db"), std::string::npos) << absent.output;
+  testing::WriteAll(keys, list + "copy op=cast elems=x\n");
+  CliRun bad = Dlsim("db exclude --db " + db + " --keys " + keys + " --out " + none);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find(keys + ":13"), std::string::npos) << bad.output;
+  EXPECT_FALSE(std::ifstream(none).good());
+  EXPECT_FALSE(std::ifstream(none + ".partial").good());
 }
 
 TEST(DbCommandTest, ErrorsExitNonZero) {

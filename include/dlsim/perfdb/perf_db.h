@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,10 @@ class PerfDb {
   Result<std::vector<MeasurementRecord>> RecordsOfKind(const std::string& gpu_name,
                                                        KernelKind kind) const;
   Result<std::vector<MeasurementRecord>> RecordsOfGpu(const std::string& gpu_name) const;
+
+  // Removes every record of the keys (every GPU, stack, algorithm and status)
+  // in one transaction, and every stored fit; returns the records removed.
+  Result<int64_t> DeleteKeys(const std::set<std::string>& keys);
 
   // Cached fitted models for the GPU's latest stack (table `fits`).
   Status StoreFit(const std::string& gpu_name, const FittedModels& models);
