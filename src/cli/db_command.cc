@@ -193,8 +193,9 @@ Result<std::set<std::string>> ReadKeyList(const std::string& path) {
   return keys;
 }
 
-Status RunFit(const DbOptions& o) {
-  DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kReadWrite));
+// Fits the models of one GPU (o.gpu, or the database's only one) on its
+// records and stores them in the database.
+Result<FittedModels> FitAndStore(PerfDb& db, const DbOptions& o) {
   DLSIM_ASSIGN_OR_RETURN(std::string gpu_name, ChooseGpu(db, o.gpu));
   DLSIM_ASSIGN_OR_RETURN(GpuInfo gpu, db.Gpu(gpu_name));
   DLSIM_ASSIGN_OR_RETURN(std::vector<MeasurementRecord> records, db.RecordsOfGpu(gpu_name));
@@ -205,6 +206,12 @@ Status RunFit(const DbOptions& o) {
   }
   DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, gpu.sms, fit_options));
   DLSIM_RETURN_IF_ERROR(db.StoreFit(gpu_name, models));
+  return models;
+}
+
+Status RunFit(const DbOptions& o) {
+  DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(o.db_path, OpenMode::kReadWrite));
+  DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitAndStore(db, o));
   PrintFitReport(o.db_path, models.report(), models.neighbours());
   return Status::Ok();
 }
@@ -231,17 +238,11 @@ Status RunExclude(const DbOptions& o) {
   Status done = [&]() -> Status {
     DLSIM_ASSIGN_OR_RETURN(PerfDb db, PerfDb::Open(partial, OpenMode::kReadWrite));
     DLSIM_ASSIGN_OR_RETURN(int64_t removed, db.DeleteKeys(keys));
-    DLSIM_ASSIGN_OR_RETURN(std::string gpu_name, ChooseGpu(db, o.gpu));
-    DLSIM_ASSIGN_OR_RETURN(GpuInfo gpu, db.Gpu(gpu_name));
-    DLSIM_ASSIGN_OR_RETURN(std::vector<MeasurementRecord> records, db.RecordsOfGpu(gpu_name));
-    FitOptions fit_options;
-    fit_options.neighbours = o.neighbours;
-    DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitModels(records, gpu.sms, fit_options));
-    DLSIM_RETURN_IF_ERROR(db.StoreFit(gpu_name, models));
+    DLSIM_ASSIGN_OR_RETURN(FittedModels models, FitAndStore(db, o));
+    DLSIM_ASSIGN_OR_RETURN(DbStats kept, db.Stats());
     std::cout << "wrote " << o.out << ": " << removed << " records of " << keys.size()
-              << " listed keys left out, " << records.size() << " records of " << gpu_name
-              << " kept; models fitted on them (" << models.report().classes.size()
-              << " classes)\n";
+              << " listed keys left out, " << kept.records << " records kept; models fitted on "
+              << "them (" << models.report().classes.size() << " classes)\n";
     return Status::Ok();
   }();
   if (done.ok()) fs::rename(partial, o.out, ec);
