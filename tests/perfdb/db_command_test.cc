@@ -95,21 +95,31 @@ TEST(DbCommandTest, TruncatedTailWarnsAndMalformedFails) {
             0u);
 }
 
-TEST(DbCommandTest, FitPrintsHeldOutErrors) {
-  // 40 synthetic copy keys: time = 3 us + bytes / (2 TB/s).
-  const std::string jsonl = TempPath("copy.jsonl"), db = TempPath("cli.db");
+// The i-th of 40 synthetic copy keys, with its line end.
+std::string CopyKey(int i) {
+  return "copy op=cast elems=" + std::to_string(i * 100000) + " dtype=fp32 math=fp32 layout=-\n";
+}
+
+// 40 synthetic copy records of one GPU: time = 3 us + bytes / (2 TB/s).
+std::string CopyRecordsJsonl() {
   std::string text;
   for (int i = 1; i <= 40; ++i) {
     MeasurementRecord r;
     r.gpu_name = "Test GPU", r.gpu_cc = "8.0", r.gpu_sms = 108, r.gpu_clock_mhz = 1410;
     r.gpu_mem_bytes = 4e10, r.driver = "1", r.cuda = "2", r.cudnn = "3", r.cublas = "4";
-    r.key = "copy op=cast elems=" + std::to_string(i * 100000) + " dtype=fp32 math=fp32 layout=-";
+    r.key = CopyKey(i);
+    r.key.pop_back();
     r.algo = "-", r.status = "ok", r.reps = 10, r.workspace_bytes = 0;
     r.median_ms = r.min_ms = r.max_ms = r.p10_ms = r.p90_ms = 3e-3 + i * 8e5 / 2e12 * 1e3;
     r.time_utc = "2024-01-01T00:00:00Z";
     text += RecordToJson(r) + "\n";
   }
-  testing::WriteAll(jsonl, text);
+  return text;
+}
+
+TEST(DbCommandTest, FitPrintsHeldOutErrors) {
+  const std::string jsonl = TempPath("copy.jsonl"), db = TempPath("cli.db");
+  testing::WriteAll(jsonl, CopyRecordsJsonl());
   ASSERT_EQ(Dlsim("db import " + jsonl + " --db " + db).exit_code, 0);
   CliRun fit = Dlsim("db fit --db " + db + " --gpu 'Test GPU'");
   ASSERT_EQ(fit.exit_code, 0) << fit.output;
@@ -155,20 +165,10 @@ TEST(DbCommandTest, FitPrintsHeldOutErrors) {
 TEST(DbCommandTest, ExcludeWritesAFittedCopyWithoutTheKeys) {
   // 40 copy keys; a job list names 10 of them and a key the database lacks.
   const std::string jsonl = TempPath("exclude.jsonl"), db = TempPath("exclude.db");
-  std::string text, list = "# keys of one model\n";
-  for (int i = 1; i <= 40; ++i) {
-    MeasurementRecord r;
-    r.gpu_name = "Test GPU", r.gpu_cc = "8.0", r.gpu_sms = 108, r.gpu_clock_mhz = 1410;
-    r.gpu_mem_bytes = 4e10, r.driver = "1", r.cuda = "2", r.cudnn = "3", r.cublas = "4";
-    r.key = "copy op=cast elems=" + std::to_string(i * 100000) + " dtype=fp32 math=fp32 layout=-";
-    r.algo = "-", r.status = "ok", r.reps = 10, r.workspace_bytes = 0;
-    r.median_ms = r.min_ms = r.max_ms = r.p10_ms = r.p90_ms = 3e-3 + i * 8e5 / 2e12 * 1e3;
-    r.time_utc = "2024-01-01T00:00:00Z";
-    text += RecordToJson(r) + "\n";
-    if (i % 4 == 0) list += r.key + "\n";
-  }
+  std::string list = "# keys of one model\n";
+  for (int i = 4; i <= 40; i += 4) list += CopyKey(i);
   list += "copy op=cast elems=7 dtype=fp32 math=fp32 layout=-\n";
-  testing::WriteAll(jsonl, text);
+  testing::WriteAll(jsonl, CopyRecordsJsonl());
   const std::string keys = TempPath("exclude.txt"), out = TempPath("exclude-blind.db");
   testing::WriteAll(keys, list);
   ASSERT_EQ(Dlsim("db import " + jsonl + " --db " + db).exit_code, 0);
