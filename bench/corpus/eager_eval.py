@@ -57,12 +57,16 @@ def cases(data_dir, side):
         if not jsons:
             sys.exit(f"eager_eval.py: {eager}: no host_{run}_*.json calibration beside it")
         profile = mean_profile(jsons, os.path.join(prof_dir, f"host_{run}.yaml"))
+        rounds = collections.defaultdict(list)  # a case timed in several rounds: their median
         for line in open(eager):
             rec = json.loads(line)
             if "model" not in rec or "error" in rec:
                 continue
             if side != "all" and corpus.spec(rec["model"])["side"] != side:
                 continue
+            rounds[(rec["model"], rec["mode"], rec["dtype"])].append(rec)
+        for recs in rounds.values():
+            rec = dict(recs[0], eager_ms=statistics.median(r["eager_ms"] for r in recs), rounds=len(recs))
             out.append((rec, profile))
     return out
 

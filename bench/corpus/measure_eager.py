@@ -9,7 +9,12 @@ inference in fp32 and fp16, and the eager training step (SGD with momentum;
 fp32 and bf16 autocast), timed as measure.py times them. One JSON line per
 case goes to --out; a case that fails is recorded with its error.
 
-Usage: measure_eager.py --out FILE [--max-seconds S] NAME [NAME ...]
+With --rounds R every case is timed once per round, the rounds one after
+another, so that a slow spell of the host falls on one round of each case
+rather than on every loop of a few cases; eager_eval.py scores the median
+over rounds.
+
+Usage: measure_eager.py --out FILE [--max-seconds S] [--rounds R] NAME [NAME ...]
 """
 import argparse
 import gc
@@ -58,30 +63,33 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--max-seconds", type=float, default=1e9)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time every case once per round, rounds interleaved (each record has its round)")
     ap.add_argument("names", nargs="+")
     args = ap.parse_args()
     start = time.time()
     set_reference_math()
     with open(args.out, "a") as out:
         out.write(json.dumps(environment()) + "\n")
-        for i, name in enumerate(args.names):
-            if time.time() - start > args.max_seconds:
-                print(f"# out of time: {len(args.names) - i} models left", flush=True)
-                break
-            batch = corpus.spec(name)["batch"]
-            for mode, dtype, fn in CASES:
-                gc.collect()
-                torch.cuda.empty_cache()
-                try:
-                    rec = fn(name, dtype, batch)
-                except Exception as e:  # noqa: BLE001 - record and go on
-                    torch.cuda.synchronize()
-                    rec = dict(error=repr(e)[:400])
-                rec.update(model=name, mode=mode, dtype=dtype, batch=batch)
-                out.write(json.dumps(rec) + "\n")
-                out.flush()
-            print(f"# {i + 1}/{len(args.names)} {name} {time.time() - start:.0f}s", flush=True)
-
+        for rnd in range(args.rounds):
+            for i, name in enumerate(args.names):
+                if time.time() - start > args.max_seconds:
+                    print(f"# out of time in round {rnd + 1}: {len(args.names) - i} models left", flush=True)
+                    return
+                batch = corpus.spec(name)["batch"]
+                for mode, dtype, fn in CASES:
+                    gc.collect()
+                    torch.cuda.empty_cache()
+                    try:
+                        rec = fn(name, dtype, batch)
+                    except Exception as e:  # noqa: BLE001 - record and go on
+                        torch.cuda.synchronize()
+                        rec = dict(error=repr(e)[:400])
+                    rec.update(model=name, mode=mode, dtype=dtype, batch=batch, round=rnd)
+                    out.write(json.dumps(rec) + "\n")
+                    out.flush()
+                print(f"# round {rnd + 1}: {i + 1}/{len(args.names)} {name} {time.time() - start:.0f}s",
+                      flush=True)
 
 if __name__ == "__main__":
     main()
