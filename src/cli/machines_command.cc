@@ -62,8 +62,9 @@ int RunMachines(const MachinesArgs& args) {
       list.push_back({m, MemoryBwUsed(m)});
       continue;
     }
-    std::string cal = !m.calibration.perf_db.empty() ? "database"
-                      : !m.calibration.scale_from.empty() ? "scaled" : "roofline";
+    const bool scaled = !m.calibration.scale_from.empty();
+    std::string cal = !m.calibration.perf_db.empty() ? (scaled ? "db+scaled" : "database")
+                      : scaled ? "scaled" : "roofline";
     const SourcedFigure share = Fp32GemmShare(m.device);
     const SourcedFigure bw = MemoryBwUsed(m);
     std::printf("%-14s %-32.32s %5d %9.0f %10.0f %10.1f %10.1f %8d  %-11s %.3f (%s), %.0f of %.0f MHz; %s\n",

@@ -60,7 +60,9 @@ std::vector<std::string> RowWarnings(const FomRow& row, const Machine& target,
   const std::string& ref = target.calibration.scale_from;
   const bool both_estimated = row.target.basis == RateBasis::kEstimated &&
                               row.baseline.basis == RateBasis::kEstimated;
-  if (both_estimated && !ref.empty() && ref == baseline.calibration.scale_from) {
+  const bool neither_measured =
+      target.calibration.perf_db.empty() && baseline.calibration.perf_db.empty();
+  if (both_estimated && neither_measured && !ref.empty() && ref == baseline.calibration.scale_from) {
     out.push_back("both machines scaled from " + std::filesystem::path(ref).stem().string() +
                   ": the ratio reflects their specifications, not a calibration of either");
   }

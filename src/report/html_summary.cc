@@ -73,7 +73,9 @@ std::string FileRows(const Machine& machine, bool analysis) {
   s += Row("performance database",
            c.perf_db.empty() ? "none: calls are priced from the specs"
                              : c.perf_db + (c.db_gpu.empty() ? "" : " (GPU " + c.db_gpu + ")"));
-  if (!c.scale_from.empty()) s += Row("scaled from", c.scale_from);
+  if (!c.scale_from.empty()) {
+    s += Row(c.perf_db.empty() ? "scaled from" : "what the database lacks, scaled from", c.scale_from);
+  }
   if (analysis) s += Row("algorithm database", c.algorithm_db.empty() ? "none" : c.algorithm_db);
   for (const auto& [field, source] : machine.sources) s += Row(field, source);
   return s;

@@ -102,7 +102,8 @@ TEST(BundledMachines, H100Values) {
                                            "/calibration/h100.sqlite"));
   EXPECT_EQ(m->calibration.perf_db_as_written, "../calibration/h100.sqlite");
   EXPECT_EQ(m->calibration.db_gpu, "NVIDIA H100 80GB HBM3");
-  EXPECT_TRUE(m->calibration.scale_from.empty());
+  // What the database lacks comes from the H200's, scaled.
+  EXPECT_EQ(m->calibration.scale_from, Normal(kBundled + "/h200-measured.yaml"));
   EXPECT_NE(m->sources.at("device.measured_memory_bw_gbs").find("2026-11"), std::string::npos);
 }
 

@@ -1,0 +1,115 @@
+#include "dlsim/cost/cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "dlsim/machine/machine_io.h"
+#include "dlsim/perfdb/perf_db.h"
+
+namespace dlsim {
+namespace {
+
+// Under the running test's name: ctest runs the tests of this file in
+// parallel processes, which must not write one another's files.
+std::string TempPath(const std::string& name) {
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  return ::testing::TempDir() + "cost_model_" + test + "_" + name;
+}
+
+KernelCall Relu() {
+  KernelCall c;
+  c.kind = KernelKind::kElementwise;
+  c.AddParam("op", "relu");
+  c.AddParam("elems", 1000000);
+  c.AddParam("arity", 1);
+  c.bytes_read = c.bytes_written = 4e6;
+  return c;
+}
+
+KernelCall Gemm() {
+  KernelCall c;
+  c.kind = KernelKind::kGemm;
+  c.AddParam("m", 64);
+  c.AddParam("n", 64);
+  c.AddParam("k", 64);
+  c.AddParam("trans_a", 0);
+  c.AddParam("trans_b", 0);
+  c.flops = 2.0 * 64 * 64 * 64;
+  c.bytes_read = c.bytes_written = 4.0 * 64 * 64;
+  return c;
+}
+
+// A database of one GPU holding `call` measured at `ms`.
+std::string DatabaseWith(const std::string& name, const std::string& gpu, const KernelCall& call,
+                         double ms) {
+  MeasurementRecord r;
+  r.gpu_name = gpu;
+  r.gpu_sms = 10;
+  r.key = call.Key();
+  r.algo = "-";
+  r.status = "ok";
+  r.median_ms = r.min_ms = r.max_ms = r.p10_ms = r.p90_ms = ms;
+  r.reps = 10;
+  const std::string path = TempPath(name);
+  std::remove(path.c_str());
+  auto db = PerfDb::Open(path, OpenMode::kCreate);
+  EXPECT_TRUE(db.ok()) << db.status().ToString();
+  EXPECT_TRUE(db->ImportRecords({r}).ok());
+  return path;
+}
+
+// A machine file of the same device under another GPU name, reading `db`.
+std::string MachineFile(const std::string& name, const std::string& gpu, const std::string& db,
+                        const std::string& calibration_extra) {
+  const std::string path = TempPath(name);
+  std::ofstream(path) << "name: " << name << "\n"
+                      << "device:\n  name: " << gpu << "\n  sm_count: 10\n"
+                      << "  peak_tflops:\n    fp32_vector: 10\n"
+                      << "  memory_gib: 16\n  memory_bw_gbs: 500\n  l2_mib: 4\n"
+                      << "calibration:\n  perf_db: " << db << "\n" << calibration_extra;
+  return path;
+}
+
+class ReferenceFallbackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string ref = MachineFile(
+        "ref.yaml", "Ref GPU", DatabaseWith("ref.sqlite", "Ref GPU", Relu(), 0.1), "");
+    const std::string own =
+        MachineFile("own.yaml", "Own GPU", DatabaseWith("own.sqlite", "Own GPU", Gemm(), 0.2),
+                    "  scale_from: " + ref + "\n  l2_resident_factor:\n    elementwise: 0.5\n");
+    auto machine = LoadMachine(own);
+    ASSERT_TRUE(machine.ok()) << machine.status().ToString();
+    auto model = CostModel::ForMachine(*machine);
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    model_ = std::move(model).value();
+  }
+  CostModel model_;
+};
+
+TEST_F(ReferenceFallbackTest, OwnDatabaseFirst) {
+  const CallCost c = model_.Price(Gemm());
+  EXPECT_EQ(c.source, CostSource::kMeasured);
+  EXPECT_DOUBLE_EQ(c.time_s, 0.2e-3);
+}
+
+TEST_F(ReferenceFallbackTest, WhatItLacksIsScaledFromTheReference) {
+  // The two devices are alike: the reference's time, unchanged.
+  const CallCost c = model_.Price(Relu());
+  EXPECT_EQ(c.source, CostSource::kScaled);
+  EXPECT_DOUBLE_EQ(c.time_s, 0.1e-3);
+}
+
+TEST_F(ReferenceFallbackTest, ThisMachinesL2ResidentFactorsApplyToItsOwnDatabaseOnly) {
+  // The reference's times are its own: cold, as its database timed them.
+  KernelCall warm = Relu();
+  warm.resident_input_bytes = 4e6;  // within the 4 MiB L2
+  const CallCost c = model_.Price(warm);
+  EXPECT_EQ(c.source, CostSource::kScaled);
+  EXPECT_DOUBLE_EQ(c.time_s, 0.1e-3);
+}
+
+}  // namespace
+}  // namespace dlsim
