@@ -50,28 +50,36 @@ CostModel CostModel::RooflineOnly(const Machine& machine) {
   return model;
 }
 
+// Pricing order (docs/machine-format.md): a key measured on this GPU, then
+// one measured on the reference, scaled; then this GPU's fitted models, then
+// the reference's, scaled; the roofline last. A measurement of the same
+// kernel on a GPU of the same kind, scaled, is closer than a fitted model.
 Result<CostModel> CostModel::ForMachine(const Machine& machine) {
   CostModel model = RooflineOnly(machine);
   const CalibrationSpec& cal = machine.calibration;
-  if (!cal.perf_db.empty()) {
-    DLSIM_ASSIGN_OR_RETURN(auto own, BuildDatabasePricer(machine, &model.notes_));
-    if (own) model.AddPricer(own);
-  }
+  DLSIM_ASSIGN_OR_RETURN(DatabasePricers own, BuildDatabasePricers(machine, &model.notes_));
+  DatabasePricers scaled;
   if (!cal.scale_from.empty()) {
     auto ref = LoadMachine(cal.scale_from);
     if (!ref.ok()) {
       return ref.status().WithContext(machine.source_path + ": calibration.scale_from");
     }
-    DLSIM_ASSIGN_OR_RETURN(auto ref_pricer, BuildDatabasePricer(*ref, &model.notes_));
-    if (ref_pricer) {
+    DLSIM_ASSIGN_OR_RETURN(DatabasePricers ref_db, BuildDatabasePricers(*ref, &model.notes_));
+    if (ref_db.measured) {
       const DeviceSpec target = WithAchievedMemoryBw(machine.device, ref->device);
       if (target.measured_memory_bw_bytes_per_s != machine.device.measured_memory_bw_bytes_per_s) {
         model.notes_.push_back(AchievedBandwidthNote(machine, *ref, target));
       }
       DLSIM_ASSIGN_OR_RETURN(IssueCostTable issue, IssueCostTable::ForMachine(*ref));
-      model.AddPricer(std::make_shared<ScaledPricer>(ref_pricer, ref->device, target,
-                                                     RooflineParams{}, std::move(issue)));
+      auto scale = [&](std::shared_ptr<const KernelPricer> p) -> std::shared_ptr<const KernelPricer> {
+        if (!p) return nullptr;
+        return std::make_shared<ScaledPricer>(p, ref->device, target, RooflineParams{}, issue);
+      };
+      scaled = {scale(ref_db.measured), scale(ref_db.fitted)};
     }
+  }
+  for (const auto& p : {own.measured, scaled.measured, own.fitted, scaled.fitted}) {
+    if (p) model.AddPricer(p);
   }
   return model;
 }

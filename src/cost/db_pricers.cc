@@ -136,40 +136,55 @@ Result<std::optional<FittedModels>> LoadStoredFit(const PerfDb& db, const std::s
   return std::optional<FittedModels>();
 }
 
+// `inner` with the machine's L2-resident factors and the database's kernel counts.
+std::shared_ptr<const KernelPricer> Wrapped(std::shared_ptr<const KernelPricer> inner,
+                                            const Machine& machine,
+                                            const std::map<std::string, int64_t>& counts) {
+  if (!machine.calibration.l2_resident_factor.empty()) {
+    inner = std::make_shared<L2ResidentPricer>(inner, machine.calibration.l2_resident_factor,
+                                               machine.device.l2_bytes);
+  }
+  if (!counts.empty()) inner = std::make_shared<KernelCountPricer>(inner, KernelCounts(counts));
+  return inner;
+}
+
 }  // namespace
 
-Result<std::shared_ptr<const KernelPricer>> BuildDatabasePricer(
-    const Machine& machine, std::vector<std::string>* notes) {
+std::shared_ptr<const KernelPricer> DatabasePricers::Both() const {
+  if (!fitted) return measured;
+  auto chain = std::make_shared<ChainPricer>();
+  chain->chain = {measured, fitted};
+  return chain;
+}
+
+Result<DatabasePricers> BuildDatabasePricers(const Machine& machine,
+                                             std::vector<std::string>* notes) {
   const std::string& path = machine.calibration.perf_db;
-  if (path.empty()) return std::shared_ptr<const KernelPricer>();
+  if (path.empty()) return DatabasePricers{};
   if (!std::filesystem::exists(path)) {
     notes->push_back("performance database " + path + " not found: roofline pricing");
-    return std::shared_ptr<const KernelPricer>();
+    return DatabasePricers{};
   }
   auto db = PerfDb::Open(path, OpenMode::kReadOnly);
   if (!db.ok()) return db.status().WithContext(machine.source_path + ": calibration.perf_db");
   std::string gpu = machine.calibration.db_gpu.empty() ? machine.device.name
                                                         : machine.calibration.db_gpu;
   DLSIM_ASSIGN_OR_RETURN(TimingTable table, db->LoadTimings(gpu));
-  auto chain = std::make_shared<ChainPricer>();
-  chain->chain.push_back(std::make_shared<MeasuredPricer>(std::move(table), machine.device));
+  DLSIM_ASSIGN_OR_RETURN(auto counts, db->LoadKernelCounts(gpu));
+  DatabasePricers out;
+  out.measured = Wrapped(std::make_shared<MeasuredPricer>(std::move(table), machine.device),
+                         machine, counts);
   DLSIM_ASSIGN_OR_RETURN(std::optional<FittedModels> fit, LoadStoredFit(*db, gpu, notes));
   if (!fit) {
     DLSIM_ASSIGN_OR_RETURN(auto records, db->RecordsOfGpu(gpu));
     auto fitted = FitModels(records, machine.device.sm_count);
     if (fitted.ok()) fit = std::move(fitted).value();
   }
-  if (fit) chain->chain.push_back(std::make_shared<FittedPricer>(std::move(*fit), machine.device));
-  std::shared_ptr<const KernelPricer> pricer = chain;
-  if (!machine.calibration.l2_resident_factor.empty()) {
-    pricer = std::make_shared<L2ResidentPricer>(pricer, machine.calibration.l2_resident_factor,
-                                                machine.device.l2_bytes);
+  if (fit) {
+    out.fitted = Wrapped(std::make_shared<FittedPricer>(std::move(*fit), machine.device), machine,
+                         counts);
   }
-  DLSIM_ASSIGN_OR_RETURN(auto counts, db->LoadKernelCounts(gpu));
-  if (!counts.empty()) {
-    pricer = std::make_shared<KernelCountPricer>(pricer, KernelCounts(std::move(counts)));
-  }
-  return pricer;
+  return out;
 }
 
 }  // namespace dlsim

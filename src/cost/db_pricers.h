@@ -13,10 +13,18 @@
 
 namespace dlsim {
 
-// The measured-then-fitted pricer of `machine`'s database, or nullptr when
-// the machine names none or the file is absent (a note says so).
-Result<std::shared_ptr<const KernelPricer>> BuildDatabasePricer(
-    const Machine& machine, std::vector<std::string>* notes);
+// The pricers of `machine`'s database: its measured keys, and the models
+// fitted on them (null when it has none). Both null when the machine names no
+// database or the file is absent (a note says so).
+struct DatabasePricers {
+  std::shared_ptr<const KernelPricer> measured;
+  std::shared_ptr<const KernelPricer> fitted;
+  // Measured, then fitted (null when measured is).
+  std::shared_ptr<const KernelPricer> Both() const;
+};
+
+Result<DatabasePricers> BuildDatabasePricers(const Machine& machine,
+                                             std::vector<std::string>* notes);
 
 }  // namespace dlsim
 

@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/perfdb/perf_db.h"
@@ -28,35 +30,40 @@ KernelCall Relu() {
   return c;
 }
 
-KernelCall Gemm() {
+KernelCall Gemm(int64_t n) {
   KernelCall c;
   c.kind = KernelKind::kGemm;
-  c.AddParam("m", 64);
-  c.AddParam("n", 64);
-  c.AddParam("k", 64);
+  c.AddParam("m", n);
+  c.AddParam("n", n);
+  c.AddParam("k", n);
   c.AddParam("trans_a", 0);
   c.AddParam("trans_b", 0);
-  c.flops = 2.0 * 64 * 64 * 64;
-  c.bytes_read = c.bytes_written = 4.0 * 64 * 64;
+  c.flops = 2.0 * n * n * n;
+  c.bytes_read = 8.0 * n * n;
+  c.bytes_written = 4.0 * n * n;
   return c;
 }
 
-// A database of one GPU holding `call` measured at `ms`.
-std::string DatabaseWith(const std::string& name, const std::string& gpu, const KernelCall& call,
-                         double ms) {
-  MeasurementRecord r;
-  r.gpu_name = gpu;
-  r.gpu_sms = 10;
-  r.key = call.Key();
-  r.algo = "-";
-  r.status = "ok";
-  r.median_ms = r.min_ms = r.max_ms = r.p10_ms = r.p90_ms = ms;
-  r.reps = 10;
+// A database of one GPU holding each call measured at its time (ms).
+std::string DatabaseWith(const std::string& name, const std::string& gpu,
+                         const std::vector<std::pair<KernelCall, double>>& timed) {
+  std::vector<MeasurementRecord> records;
+  for (const auto& [call, ms] : timed) {
+    MeasurementRecord r;
+    r.gpu_name = gpu;
+    r.gpu_sms = 10;
+    r.key = call.Key();
+    r.algo = "-";
+    r.status = "ok";
+    r.median_ms = r.min_ms = r.max_ms = r.p10_ms = r.p90_ms = ms;
+    r.reps = 10;
+    records.push_back(r);
+  }
   const std::string path = TempPath(name);
   std::remove(path.c_str());
   auto db = PerfDb::Open(path, OpenMode::kCreate);
   EXPECT_TRUE(db.ok()) << db.status().ToString();
-  EXPECT_TRUE(db->ImportRecords({r}).ok());
+  EXPECT_TRUE(db->ImportRecords(records).ok());
   return path;
 }
 
@@ -76,10 +83,13 @@ class ReferenceFallbackTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const std::string ref = MachineFile(
-        "ref.yaml", "Ref GPU", DatabaseWith("ref.sqlite", "Ref GPU", Relu(), 0.1), "");
-    const std::string own =
-        MachineFile("own.yaml", "Own GPU", DatabaseWith("own.sqlite", "Own GPU", Gemm(), 0.2),
-                    "  scale_from: " + ref + "\n  l2_resident_factor:\n    elementwise: 0.5\n");
+        "ref.yaml", "Ref GPU",
+        DatabaseWith("ref.sqlite", "Ref GPU", {{Relu(), 0.1}, {Gemm(128), 0.3}}), "");
+    const std::string own = MachineFile(
+        "own.yaml", "Own GPU",
+        DatabaseWith("own.sqlite", "Own GPU",
+                     {{Gemm(64), 0.2}, {Gemm(96), 0.25}, {Gemm(160), 0.4}, {Gemm(256), 0.9}}),
+        "  scale_from: " + ref + "\n  l2_resident_factor:\n    elementwise: 0.5\n");
     auto machine = LoadMachine(own);
     ASSERT_TRUE(machine.ok()) << machine.status().ToString();
     auto model = CostModel::ForMachine(*machine);
@@ -90,9 +100,19 @@ class ReferenceFallbackTest : public ::testing::Test {
 };
 
 TEST_F(ReferenceFallbackTest, OwnDatabaseFirst) {
-  const CallCost c = model_.Price(Gemm());
+  const CallCost c = model_.Price(Gemm(64));
   EXPECT_EQ(c.source, CostSource::kMeasured);
   EXPECT_DOUBLE_EQ(c.time_s, 0.2e-3);
+}
+
+TEST_F(ReferenceFallbackTest, AKeyMeasuredOnTheReferenceComesBeforeThisGpusFittedModels) {
+  const CallCost c = model_.Price(Gemm(128));
+  EXPECT_EQ(c.source, CostSource::kScaled);
+  EXPECT_DOUBLE_EQ(c.time_s, 0.3e-3);
+}
+
+TEST_F(ReferenceFallbackTest, ThisGpusFittedModelsComeBeforeTheReferences) {
+  EXPECT_EQ(model_.Price(Gemm(200)).source, CostSource::kFitted);
 }
 
 TEST_F(ReferenceFallbackTest, WhatItLacksIsScaledFromTheReference) {
