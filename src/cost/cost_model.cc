@@ -51,9 +51,12 @@ CostModel CostModel::RooflineOnly(const Machine& machine) {
 }
 
 // Pricing order (docs/machine-format.md): a key measured on this GPU, then
-// one measured on the reference, scaled; then this GPU's fitted models, then
-// the reference's, scaled; the roofline last. A measurement of the same
-// kernel on a GPU of the same kind, scaled, is closer than a fitted model.
+// one measured on the reference, scaled; then this GPU's fitted models of the
+// call's math, then the reference's, scaled; then the other 16-bit math's
+// models standing in, this GPU's then the reference's; the roofline last. A
+// measurement of the same kernel on a GPU of the same kind, scaled, is
+// closer than a fitted model, and a model of the call's own math than one of
+// another math.
 Result<CostModel> CostModel::ForMachine(const Machine& machine) {
   CostModel model = RooflineOnly(machine);
   const CalibrationSpec& cal = machine.calibration;
@@ -75,10 +78,11 @@ Result<CostModel> CostModel::ForMachine(const Machine& machine) {
         if (!p) return nullptr;
         return std::make_shared<ScaledPricer>(p, ref->device, target, RooflineParams{}, issue);
       };
-      scaled = {scale(ref_db.measured), scale(ref_db.fitted)};
+      scaled = {scale(ref_db.measured), scale(ref_db.fitted), scale(ref_db.stand_in)};
     }
   }
-  for (const auto& p : {own.measured, scaled.measured, own.fitted, scaled.fitted}) {
+  for (const auto& p : {own.measured, scaled.measured, own.fitted, scaled.fitted, own.stand_in,
+                        scaled.stand_in}) {
     if (p) model.AddPricer(p);
   }
   return model;

@@ -59,23 +59,30 @@ class KernelCountPricer : public KernelPricer {
 
 // Per-op-class models fitted on this GPU's measurements, corrected by the
 // measured keys nearest to the call (docs/perfdb.md, "Neighbour correction").
+// kExact prices a call only by its own math's class; kStandIn only by the
+// other 16-bit math's (fp16 for bf16 and back) where its own has none.
+enum class FitMath { kExact, kStandIn };
+
 class FittedPricer : public KernelPricer {
  public:
-  FittedPricer(FittedModels models, const DeviceSpec& device)
-      : models_(std::move(models)), device_(device) {}
+  FittedPricer(std::shared_ptr<const FittedModels> models, const DeviceSpec& device, FitMath math)
+      : models_(std::move(models)), device_(device), math_(math) {}
   std::optional<CallCost> Price(const KernelCall& call) const override {
     auto key = ParseKernelKey(call.Key());
     if (!key.ok()) return std::nullopt;
-    std::optional<double> t = models_.PredictSeconds(*key);
+    const FitClassReport* fit = models_->Find(key->kind, key->math);
+    if (fit == nullptr || (fit->math == key->math) != (math_ == FitMath::kExact)) {
+      return std::nullopt;
+    }
+    std::optional<double> t = models_->PredictSeconds(*key);
     if (!t || !(*t > 0)) return std::nullopt;
     CallCost c;
     c.time_s = c.p10_s = c.p90_s = *t;
-    const FitClassReport* fit = models_.Find(key->kind, key->math);
-    if (fit != nullptr && fit->n_band > 0) {
+    if (fit->n_band > 0) {
       // the spread of the error on keys of models the fit never saw
       c.p10_s = *t * std::min(1.0, std::exp(fit->band_log_p10));
       c.p90_s = *t * std::max(1.0, std::exp(fit->band_log_p90));
-    } else if (fit != nullptr && !std::isnan(fit->chosen_test_p90_rel_err())) {
+    } else if (!std::isnan(fit->chosen_test_p90_rel_err())) {
       // else the held-out error of the correction in use
       c.p10_s = *t * std::max(0.0, 1 - fit->chosen_test_p90_rel_err());
       c.p90_s = *t * (1 + fit->chosen_test_p90_rel_err());
@@ -86,8 +93,9 @@ class FittedPricer : public KernelPricer {
   }
 
  private:
-  FittedModels models_;
+  std::shared_ptr<const FittedModels> models_;
   DeviceSpec device_;
+  FitMath math_;
 };
 
 // The database's cold-L2 times, made warm for calls whose input the kernel
@@ -150,10 +158,10 @@ std::shared_ptr<const KernelPricer> Wrapped(std::shared_ptr<const KernelPricer> 
 
 }  // namespace
 
-std::shared_ptr<const KernelPricer> DatabasePricers::Both() const {
+std::shared_ptr<const KernelPricer> DatabasePricers::All() const {
   if (!fitted) return measured;
   auto chain = std::make_shared<ChainPricer>();
-  chain->chain = {measured, fitted};
+  chain->chain = {measured, fitted, stand_in};
   return chain;
 }
 
@@ -181,8 +189,11 @@ Result<DatabasePricers> BuildDatabasePricers(const Machine& machine,
     if (fitted.ok()) fit = std::move(fitted).value();
   }
   if (fit) {
-    out.fitted = Wrapped(std::make_shared<FittedPricer>(std::move(*fit), machine.device), machine,
-                         counts);
+    auto models = std::make_shared<const FittedModels>(std::move(*fit));
+    out.fitted = Wrapped(std::make_shared<FittedPricer>(models, machine.device, FitMath::kExact),
+                         machine, counts);
+    out.stand_in = Wrapped(
+        std::make_shared<FittedPricer>(models, machine.device, FitMath::kStandIn), machine, counts);
   }
   return out;
 }

@@ -13,14 +13,17 @@
 
 namespace dlsim {
 
-// The pricers of `machine`'s database: its measured keys, and the models
-// fitted on them (null when it has none). Both null when the machine names no
-// database or the file is absent (a note says so).
+// The pricers of `machine`'s database: its measured keys; the models fitted
+// on them, by the call's own math; and where its math has no model, the other
+// 16-bit math's (fp16 for bf16 and back). The fitted ones are null when it has
+// no model; all null when the machine names no database or the file is
+// absent (a note says so).
 struct DatabasePricers {
   std::shared_ptr<const KernelPricer> measured;
   std::shared_ptr<const KernelPricer> fitted;
-  // Measured, then fitted (null when measured is).
-  std::shared_ptr<const KernelPricer> Both() const;
+  std::shared_ptr<const KernelPricer> stand_in;
+  // Measured, fitted, stand-in (null when measured is).
+  std::shared_ptr<const KernelPricer> All() const;
 };
 
 Result<DatabasePricers> BuildDatabasePricers(const Machine& machine,

@@ -11,7 +11,7 @@ Result<std::shared_ptr<const VariantPricing>> VariantPricing::ForReference(const
   if (!reference_path.empty()) {
     DLSIM_ASSIGN_OR_RETURN(Machine ref, LoadMachine(reference_path));
     DLSIM_ASSIGN_OR_RETURN(DatabasePricers db, BuildDatabasePricers(ref, &pricing->notes_));
-    pricing->reference_ = db.Both();
+    pricing->reference_ = db.All();
     pricing->reference_device_ = ref.device;
     DLSIM_ASSIGN_OR_RETURN(pricing->issue_, IssueCostTable::ForMachine(ref));
   }

@@ -30,9 +30,11 @@ KernelCall Relu() {
   return c;
 }
 
-KernelCall Gemm(int64_t n) {
+KernelCall Gemm(int64_t n, DType dtype = DType::kFloat32, MathMode math = MathMode::kFp32) {
   KernelCall c;
   c.kind = KernelKind::kGemm;
+  c.dtype = dtype;
+  c.math = math;
   c.AddParam("m", n);
   c.AddParam("n", n);
   c.AddParam("k", n);
@@ -43,6 +45,9 @@ KernelCall Gemm(int64_t n) {
   c.bytes_written = 4.0 * n * n;
   return c;
 }
+
+KernelCall Fp16Gemm(int64_t n) { return Gemm(n, DType::kFloat16, MathMode::kFp16); }
+KernelCall Bf16Gemm(int64_t n) { return Gemm(n, DType::kBFloat16, MathMode::kBf16); }
 
 // A database of one GPU holding each call measured at its time (ms).
 std::string DatabaseWith(const std::string& name, const std::string& gpu,
@@ -84,11 +89,16 @@ class ReferenceFallbackTest : public ::testing::Test {
   void SetUp() override {
     const std::string ref = MachineFile(
         "ref.yaml", "Ref GPU",
-        DatabaseWith("ref.sqlite", "Ref GPU", {{Relu(), 0.1}, {Gemm(128), 0.3}}), "");
+        DatabaseWith("ref.sqlite", "Ref GPU",
+                     {{Relu(), 0.1}, {Gemm(128), 0.3}, {Bf16Gemm(64), 0.02}, {Bf16Gemm(96), 0.03},
+                      {Bf16Gemm(160), 0.05}, {Bf16Gemm(256), 0.1}}),
+        "");
     const std::string own = MachineFile(
         "own.yaml", "Own GPU",
         DatabaseWith("own.sqlite", "Own GPU",
-                     {{Gemm(64), 0.2}, {Gemm(96), 0.25}, {Gemm(160), 0.4}, {Gemm(256), 0.9}}),
+                     {{Gemm(64), 0.2}, {Gemm(96), 0.25}, {Gemm(160), 0.4}, {Gemm(256), 0.9},
+                      {Fp16Gemm(64), 0.02}, {Fp16Gemm(96), 0.03}, {Fp16Gemm(160), 0.05},
+                      {Fp16Gemm(256), 0.1}}),
         "  scale_from: " + ref + "\n  l2_resident_factor:\n    elementwise: 0.5\n");
     auto machine = LoadMachine(own);
     ASSERT_TRUE(machine.ok()) << machine.status().ToString();
@@ -120,6 +130,13 @@ TEST_F(ReferenceFallbackTest, WhatItLacksIsScaledFromTheReference) {
   const CallCost c = model_.Price(Relu());
   EXPECT_EQ(c.source, CostSource::kScaled);
   EXPECT_DOUBLE_EQ(c.time_s, 0.1e-3);
+}
+
+TEST_F(ReferenceFallbackTest, TheReferencesModelOfTheCallsMathComesBeforeAStandIn) {
+  // This GPU has fp16 GEMMs only, the reference bf16 ones: a bf16 GEMM is
+  // priced by the reference's bf16 model, a fp16 one by this GPU's.
+  EXPECT_EQ(model_.Price(Bf16Gemm(200)).source, CostSource::kScaled);
+  EXPECT_EQ(model_.Price(Fp16Gemm(200)).source, CostSource::kFitted);
 }
 
 TEST_F(ReferenceFallbackTest, ThisMachinesL2ResidentFactorsApplyToItsOwnDatabaseOnly) {
