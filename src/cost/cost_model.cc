@@ -50,6 +50,31 @@ CostModel CostModel::RooflineOnly(const Machine& machine) {
   return model;
 }
 
+namespace {
+
+// The pricers of `machine`'s calibration.scale_from reference's database,
+// scaled to `machine`'s device (all null when it names none, or the
+// reference has no database).
+Result<DatabasePricers> ScaledReference(const Machine& machine, std::vector<std::string>* notes) {
+  if (machine.calibration.scale_from.empty()) return DatabasePricers{};
+  auto ref = LoadMachine(machine.calibration.scale_from);
+  if (!ref.ok()) return ref.status().WithContext(machine.source_path + ": calibration.scale_from");
+  DLSIM_ASSIGN_OR_RETURN(DatabasePricers db, BuildDatabasePricers(*ref, notes));
+  if (!db.measured) return DatabasePricers{};
+  const DeviceSpec target = WithAchievedMemoryBw(machine.device, ref->device);
+  if (target.measured_memory_bw_bytes_per_s != machine.device.measured_memory_bw_bytes_per_s) {
+    notes->push_back(AchievedBandwidthNote(machine, *ref, target));
+  }
+  DLSIM_ASSIGN_OR_RETURN(IssueCostTable issue, IssueCostTable::ForMachine(*ref));
+  auto scale = [&](std::shared_ptr<const KernelPricer> p) -> std::shared_ptr<const KernelPricer> {
+    if (!p) return nullptr;
+    return std::make_shared<ScaledPricer>(p, ref->device, target, RooflineParams{}, issue);
+  };
+  return DatabasePricers{scale(db.measured), scale(db.fitted), scale(db.stand_in)};
+}
+
+}  // namespace
+
 // Pricing order (docs/machine-format.md): a key measured on this GPU, then
 // one measured on the reference, scaled; then this GPU's fitted models of the
 // call's math, then the reference's, scaled; then the other 16-bit math's
@@ -59,28 +84,8 @@ CostModel CostModel::RooflineOnly(const Machine& machine) {
 // another math.
 Result<CostModel> CostModel::ForMachine(const Machine& machine) {
   CostModel model = RooflineOnly(machine);
-  const CalibrationSpec& cal = machine.calibration;
   DLSIM_ASSIGN_OR_RETURN(DatabasePricers own, BuildDatabasePricers(machine, &model.notes_));
-  DatabasePricers scaled;
-  if (!cal.scale_from.empty()) {
-    auto ref = LoadMachine(cal.scale_from);
-    if (!ref.ok()) {
-      return ref.status().WithContext(machine.source_path + ": calibration.scale_from");
-    }
-    DLSIM_ASSIGN_OR_RETURN(DatabasePricers ref_db, BuildDatabasePricers(*ref, &model.notes_));
-    if (ref_db.measured) {
-      const DeviceSpec target = WithAchievedMemoryBw(machine.device, ref->device);
-      if (target.measured_memory_bw_bytes_per_s != machine.device.measured_memory_bw_bytes_per_s) {
-        model.notes_.push_back(AchievedBandwidthNote(machine, *ref, target));
-      }
-      DLSIM_ASSIGN_OR_RETURN(IssueCostTable issue, IssueCostTable::ForMachine(*ref));
-      auto scale = [&](std::shared_ptr<const KernelPricer> p) -> std::shared_ptr<const KernelPricer> {
-        if (!p) return nullptr;
-        return std::make_shared<ScaledPricer>(p, ref->device, target, RooflineParams{}, issue);
-      };
-      scaled = {scale(ref_db.measured), scale(ref_db.fitted), scale(ref_db.stand_in)};
-    }
-  }
+  DLSIM_ASSIGN_OR_RETURN(DatabasePricers scaled, ScaledReference(machine, &model.notes_));
   for (const auto& p : {own.measured, scaled.measured, own.fitted, scaled.fitted, own.stand_in,
                         scaled.stand_in}) {
     if (p) model.AddPricer(p);

@@ -46,9 +46,10 @@ class KernelPricer {
 
 class CostModel {
  public:
-  // Builds the chain for `machine`: its database (measured, fitted) when the
-  // machine names one, scaling from `calibration.scale_from` when given, and
-  // the roofline last. A named database that cannot be opened is an error.
+  // Builds the chain for `machine`: its database when the machine names one
+  // and its `calibration.scale_from` reference's, scaled, interleaved
+  // (measured, fitted, stand-in; cost_model.cc), and the roofline last. A
+  // named database that cannot be opened is an error.
   static Result<CostModel> ForMachine(const Machine& machine);
   // A roofline-only model (no database).
   static CostModel RooflineOnly(const Machine& machine);
