@@ -217,18 +217,22 @@ def db_keys(path):
     return {k for (k,) in con.execute("SELECT DISTINCT key FROM measurements")}
 
 
-def generate(excluded):
-    d = Draw(SEED)
+def generate(excluded, plan=PLAN, seed=SEED):
+    """The keys of `plan` ((maker, draws) pairs) drawn with `seed`, none in
+    `excluded`. A maker returns a key, a list of keys drawn together (a
+    forward and its backward), or None; a draw counts when it adds a key."""
+    d = Draw(seed)
     keys, seen = [], set(excluded)
-    for maker, count in PLAN:
+    for maker, count in plan:
         made = tries = 0
         while made < count and tries < 50 * count:
             tries += 1
-            key = maker(d)
-            if key is None or key in seen:
+            drawn = maker(d)
+            drawn = [k for k in ([drawn] if isinstance(drawn, str) else drawn or []) if k not in seen]
+            if not drawn:
                 continue
-            seen.add(key)
-            keys.append(key)
+            seen.update(drawn)
+            keys.extend(drawn)
             made += 1
     return keys
 

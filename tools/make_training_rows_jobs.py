@@ -106,19 +106,7 @@ PLAN = [
 
 
 def generate(excluded):
-    d = generic.Draw(SEED)
-    keys, seen = [], set(excluded)
-    for maker, count in PLAN:
-        made = tries = 0
-        while made < count and tries < 50 * count:
-            tries += 1
-            drawn = [k for k in maker(d) if k not in seen]
-            if not drawn:
-                continue
-            seen.update(drawn)
-            keys.extend(drawn)
-            made += 1
-    return keys
+    return generic.generate(excluded, PLAN, SEED)
 
 
 def main():

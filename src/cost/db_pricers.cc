@@ -44,17 +44,18 @@ class MeasuredPricer : public KernelPricer {
 // Adds the kernels per call (KernelCounts) to the inner pricer's costs.
 class KernelCountPricer : public KernelPricer {
  public:
-  KernelCountPricer(std::shared_ptr<const KernelPricer> inner, KernelCounts counts)
+  KernelCountPricer(std::shared_ptr<const KernelPricer> inner,
+                    std::shared_ptr<const KernelCounts> counts)
       : inner_(std::move(inner)), counts_(std::move(counts)) {}
   std::optional<CallCost> Price(const KernelCall& call) const override {
     std::optional<CallCost> c = inner_->Price(call);
-    if (c) c->kernels = counts_.Of(call.Key()).value_or(1);
+    if (c) c->kernels = counts_->Of(call.Key()).value_or(1);
     return c;
   }
 
  private:
   std::shared_ptr<const KernelPricer> inner_;
-  KernelCounts counts_;
+  std::shared_ptr<const KernelCounts> counts_;  // shared by a database's pricers
 };
 
 // Per-op-class models fitted on this GPU's measurements, corrected by the
@@ -144,15 +145,16 @@ Result<std::optional<FittedModels>> LoadStoredFit(const PerfDb& db, const std::s
   return std::optional<FittedModels>();
 }
 
-// `inner` with the machine's L2-resident factors and the database's kernel counts.
+// `inner` with the machine's L2-resident factors and the database's kernel
+// counts (null when it counted none).
 std::shared_ptr<const KernelPricer> Wrapped(std::shared_ptr<const KernelPricer> inner,
                                             const Machine& machine,
-                                            const std::map<std::string, int64_t>& counts) {
+                                            const std::shared_ptr<const KernelCounts>& counts) {
   if (!machine.calibration.l2_resident_factor.empty()) {
     inner = std::make_shared<L2ResidentPricer>(inner, machine.calibration.l2_resident_factor,
                                                machine.device.l2_bytes);
   }
-  if (!counts.empty()) inner = std::make_shared<KernelCountPricer>(inner, KernelCounts(counts));
+  if (counts) inner = std::make_shared<KernelCountPricer>(inner, counts);
   return inner;
 }
 
@@ -178,7 +180,9 @@ Result<DatabasePricers> BuildDatabasePricers(const Machine& machine,
   std::string gpu = machine.calibration.db_gpu.empty() ? machine.device.name
                                                         : machine.calibration.db_gpu;
   DLSIM_ASSIGN_OR_RETURN(TimingTable table, db->LoadTimings(gpu));
-  DLSIM_ASSIGN_OR_RETURN(auto counts, db->LoadKernelCounts(gpu));
+  DLSIM_ASSIGN_OR_RETURN(auto counted, db->LoadKernelCounts(gpu));
+  std::shared_ptr<const KernelCounts> counts;  // one index of the counts for every tier
+  if (!counted.empty()) counts = std::make_shared<const KernelCounts>(std::move(counted));
   DatabasePricers out;
   out.measured = Wrapped(std::make_shared<MeasuredPricer>(std::move(table), machine.device),
                          machine, counts);
