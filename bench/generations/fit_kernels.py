@@ -3,10 +3,11 @@
 move across GPUs: the FP32 GEMM share of SMs of 64 FP32 lanes and the sustained clock of GPUs held
 back by their power limit (machine-format.md, "What a scaled GPU sustains").
 
-Through dlsim: a sample of the tables' compute-bound GEMMs (linear and bmm, >= 10 GFLOP, every
+Through dlsim: a sample of the H100 table's compute-bound GEMMs (linear and bmm, >= 10 GFLOP, every
 dimension >= 256) is estimated on every GPU's machine file, as evaluate.py --before writes it, and
-each GPU's FP32 GEMM rate per peak FLOP (relative to the H100's) is rescaled until the median of
-dlsim's time over the measured one equals the H100's own (three fixed-point iterations). GPUs are
+each GPU's FP32 GEMM rate per peak FLOP (relative to the H100's) is rescaled until dlsim's
+predicted slowdown against the H100 equals the measured one, at the median over the shapes that
+both tables hold (three fixed-point iterations). GPUs are
 grouped by FP32 lanes per SM (64: Volta, Turing, GA100, GP100; 128: Hopper, Ada, GP104). The 128-lane
 group's rate is the H100's; the 64-lane group's is the median of the group's upper half (the GPUs
 not held back by power). A GPU more than 10 % below its group runs at a lower sustained clock:
@@ -19,7 +20,7 @@ measured_memory_bw_gbs.
 
   python3 bench/generations/fit_kernels.py      # needs build/dlsim
 """
-import argparse, csv, gzip, os, random, re, statistics as st, sys, tempfile
+import argparse, csv, gzip, json, os, random, re, statistics as st, subprocess, sys, tempfile
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,18 +63,40 @@ def relative_shares(gemm):
     return out
 
 
+def paired_ratios(dlsim, op, keys, shapes, machines, tmp):
+    """{gpu: {key: dlsim / measured}} for `keys` of class `op` on `machines` {gpu: yaml}."""
+    from kernel_check import build
+    path = os.path.join(tmp, op + ".onnx")
+    build(op, keys, path)
+    out = {}
+    for gpu, machine in machines.items():
+        r = subprocess.run(["nice", "-n", "10", dlsim, "estimate", path, "--machine", machine,
+                            "--format", "json", "--batch", "1"], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(r.stderr[-300:], file=sys.stderr)
+            continue
+        t = {l["name"]: l["time_ms"] for l in json.loads(r.stdout)["layers"]}
+        out[gpu] = {k: t[f"{op}_{i}"] / st.median(shapes[k][gpu]) for i, k in enumerate(keys)
+                    if gpu in shapes[k] and f"{op}_{i}" in t}
+    return out
+
+
 def through_dlsim(dlsim, iterations=3):
     """Fits, through dlsim itself, each GPU's FP32 GEMM rate relative to the H100 so that dlsim's
-    scaled times of the tables' compute-bound GEMMs (>= 10 GFLOP, every dimension >= 256; linear
-    and bmm) stand to the measured ones as the H100's own estimates do (median ratio)."""
-    from evaluate import ROOT, machine_copy
-    from kernel_check import load_shapes, run_class
+    predicted slowdown against the H100 equals the measured one, shape by shape: for every GEMM of
+    the sample that both tables hold, (dlsim's scaled time / the GPU's measured time) over (dlsim's
+    H100 time / the H100's measured time), whose median the fit brings to 1. Pairing each shape with
+    the H100's own measurement of it keeps dlsim's H100 error on that shape (for example its fp32
+    bmm of head dimension 64) out of the GPU's rate. The sample: up to 300 linear and 300 bmm
+    shapes of the H100's table of at least 10 GFLOP, every dimension at least 256."""
+    from evaluate import machine_copy
+    from kernel_check import load_shapes
     by = load_shapes()
     rnd = random.Random(1)
     sample = {}
     for op in ("linear", "bmm"):
-        keys = sorted(k for k in by[op] if min(k[1:]) >= 256)
-        sample[op] = rnd.sample(keys, min(200, len(keys)))
+        keys = sorted(k for k in by[op] if min(k[1:]) >= 256 and "h100" in by[op][k])
+        sample[op] = rnd.sample(keys, min(300, len(keys)))
     tmp = tempfile.mkdtemp(prefix="dlsim-fit-")
     rate = {gpu: 1.0 for gpu in SPECS}  # relative to the H100's FP32 GEMM rate per peak FLOP
     for it in range(iterations):
@@ -85,16 +108,17 @@ def through_dlsim(dlsim, iterations=3):
                 path = path.replace(".yaml", f"-{it}.yaml")
                 open(path, "w").write(text)
             machines[gpu] = path
-        ratios = defaultdict(list)
+        paired = defaultdict(list)
         for op in sample:
-            for gpu, r in run_class(dlsim, op, sample[op], by[op], machines, tmp).items():
-                ratios[gpu] += r
-        med = {gpu: st.median(r) for gpu, r in ratios.items()}
-        for gpu in SPECS:
-            if gpu != "h100":
-                rate[gpu] *= med[gpu] / med["h100"]
-        print(f"iteration {it + 1}: dlsim/measured " + ", ".join(f"{g} {m:.3f}" for g, m in med.items()), file=sys.stderr)
-    return rate, {gpu: len(r) for gpu, r in ratios.items()}
+            r = paired_ratios(dlsim, op, sample[op], by[op], machines, tmp)
+            for gpu in SPECS:
+                if gpu != "h100":
+                    paired[gpu] += [r[gpu][k] / r["h100"][k] for k in r.get(gpu, {}) if k in r["h100"]]
+        med = {gpu: st.median(p) for gpu, p in paired.items() if p}
+        for gpu, m in med.items():
+            rate[gpu] *= m
+        print(f"iteration {it + 1}: predicted / measured slowdown " + ", ".join(f"{g} {m:.3f}" for g, m in med.items()), file=sys.stderr)
+    return rate, {gpu: len(p) for gpu, p in paired.items()}
 
 
 def main():

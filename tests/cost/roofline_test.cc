@@ -310,7 +310,7 @@ TEST(ScaledPricerTest, Fp32GemmScalesWithTheSustainedClockAndTheLaneShare) {
                       IssueCostTable());
   auto cost = scaled.Price(c);
   ASSERT_TRUE(cost.has_value());
-  const double ratio = 50e12 / (12.8e12 * 0.5 * 0.713 / 0.671);
+  const double ratio = 50e12 / (12.8e12 * 0.5 * 0.818 / 0.671);
   EXPECT_NEAR(cost->time_s, kFloor + extra_s + ref_compute * ratio, 1e-12 * cost->time_s);
   EXPECT_EQ(cost->bound, Bound::kCompute);
 }

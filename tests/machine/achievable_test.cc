@@ -33,7 +33,7 @@ TEST(Achievable, LanesPerSmComeFromTheFileElseFromThePeak) {
 }
 
 TEST(Achievable, GemmShareByLanesPerSmUnlessTheFileGivesOne) {
-  EXPECT_EQ(Fp32GemmShare(Gpu(108, 1410, 19.5)).value, 0.713);
+  EXPECT_EQ(Fp32GemmShare(Gpu(108, 1410, 19.5)).value, 0.818);
   EXPECT_EQ(Fp32GemmShare(Gpu(108, 1410, 19.5)).source, "rule: 64 FP32 lanes per SM");
   EXPECT_EQ(Fp32GemmShare(Gpu(132, 1980, 67)).value, 0.671);
   EXPECT_EQ(Fp32GemmShare(Gpu(132, 1980, 67)).source, "rule: over 64 FP32 lanes per SM");
@@ -50,9 +50,9 @@ TEST(Achievable, PeaksRunAtTheSustainedClockAndFp32AtItsRelativeShare) {
   t4.sustained_clock_mhz = 800;
   EXPECT_EQ(ClockFactor(t4), 0.5);
   const DeviceSpec a = AchievableDevice(t4);
-  EXPECT_DOUBLE_EQ(a.peak_flops.fp32_vector, 8e12 * 0.5 * 0.713 / 0.671);
+  EXPECT_DOUBLE_EQ(a.peak_flops.fp32_vector, 8e12 * 0.5 * 0.818 / 0.671);
   EXPECT_DOUBLE_EQ(a.peak_flops.fp16_matrix, 50e12);
-  EXPECT_DOUBLE_EQ(Fp32GemmFlops(t4), 8e12 * 0.5 * 0.713);
+  EXPECT_DOUBLE_EQ(Fp32GemmFlops(t4), 8e12 * 0.5 * 0.818);
   // A 128-lane GPU at its boost clock keeps its peaks (the H100 and the H200).
   const DeviceSpec h100 = Gpu(132, 1980, 67);
   EXPECT_EQ(ClockFactor(h100), 1.0);
