@@ -58,6 +58,18 @@ class KernelCountPricer : public KernelPricer {
   std::shared_ptr<const KernelCounts> counts_;  // shared by a database's pricers
 };
 
+// The database times each call with its inputs cold in L2, so a GEMM takes at
+// least the time to read its operands once from device memory at the
+// datasheet bandwidth. A fitted price below that (the neighbour correction of
+// a weight-streaming GEMV, m = 1, borrowing from keys that reuse their
+// operands) is not a time the GPU can run; 0 for other kinds, whose bytes read
+// are not all compulsory.
+double OperandReadFloorSeconds(const KernelCall& call, const DeviceSpec& device) {
+  if (call.kind != KernelKind::kGemm && call.kind != KernelKind::kBatchedGemm) return 0;
+  if (!(device.memory_bw_bytes_per_s > 0)) return 0;
+  return call.bytes_read / device.memory_bw_bytes_per_s;
+}
+
 // Per-op-class models fitted on this GPU's measurements, corrected by the
 // measured keys nearest to the call (docs/perfdb.md, "Neighbour correction").
 // kExact prices a call only by its own math's class; kStandIn only by the
@@ -77,6 +89,8 @@ class FittedPricer : public KernelPricer {
     }
     std::optional<double> t = models_->PredictSeconds(*key);
     if (!t || !(*t > 0)) return std::nullopt;
+    const double floor_s = OperandReadFloorSeconds(call, device_);
+    t = std::max(*t, floor_s);
     CallCost c;
     c.time_s = c.p10_s = c.p90_s = *t;
     if (fit->n_band > 0) {
@@ -88,6 +102,7 @@ class FittedPricer : public KernelPricer {
       c.p10_s = *t * std::max(0.0, 1 - fit->chosen_test_p90_rel_err());
       c.p90_s = *t * (1 + fit->chosen_test_p90_rel_err());
     }
+    c.p10_s = std::max(c.p10_s, floor_s);
     c.source = CostSource::kFitted;
     c.bound = RooflineTime(call, device_, RooflineParams{}).bound;
     return c;

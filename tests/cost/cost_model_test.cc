@@ -139,6 +139,17 @@ TEST_F(ReferenceFallbackTest, TheReferencesModelOfTheCallsMathComesBeforeAStandI
   EXPECT_EQ(model_.Price(Fp16Gemm(200)).source, CostSource::kFitted);
 }
 
+TEST_F(ReferenceFallbackTest, AFittedGemmReadsItsOperandsAtNoMoreThanTheDatasheetBandwidth) {
+  // The fitted model prices this shape at about 0.07 ms; reading 1 GB of
+  // operands at 500 GB/s takes 2 ms.
+  KernelCall streaming = Fp16Gemm(200);
+  streaming.bytes_read = 1e9;
+  const CallCost c = model_.Price(streaming);
+  EXPECT_EQ(c.source, CostSource::kFitted);
+  EXPECT_DOUBLE_EQ(c.time_s, 2e-3);
+  EXPECT_LT(model_.Price(Fp16Gemm(200)).time_s, 0.2e-3);
+}
+
 TEST_F(ReferenceFallbackTest, ThisMachinesL2ResidentFactorsApplyToItsOwnDatabaseOnly) {
   // The reference's times are its own: cold, as its database timed them.
   KernelCall warm = Relu();
