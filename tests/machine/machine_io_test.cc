@@ -19,9 +19,9 @@ std::string Normal(const std::string& p) {
 TEST(BundledMachines, AllLoadAndValidate) {
   auto checks = ValidateMachineFiles(kBundled);
   ASSERT_TRUE(checks.ok()) << checks.status().ToString();
-  // a100 a100-pcie-40gb a100-pcie-80gb a100-sxm-40gb h100 h100-pcie h200 h200-measured k20x
-  // l4 l40s machine-a p100 p100-pcie-16gb p4 t4 titan v100 v100-pcie-32gb
-  ASSERT_EQ(checks->size(), 19u);
+  // a100 a100-pcie-40gb a100-pcie-80gb a100-sxm-40gb b200 gb200-nvl72 h100 h100-pcie h200
+  // h200-measured k20x l4 l40s machine-a p100 p100-pcie-16gb p4 t4 titan v100 v100-pcie-32gb
+  ASSERT_EQ(checks->size(), 21u);
   for (const auto& c : *checks) {
     EXPECT_TRUE(c.status.ok()) << c.path << ": " << c.status.ToString();
   }
@@ -70,7 +70,18 @@ TEST(BundledMachines, DatasheetOnlyMachinesLoad) {
   EXPECT_DOUBLE_EQ(l40s->device.peak_flops.fp16_matrix, 362e12);
   EXPECT_DOUBLE_EQ(l40s->device.memory_bw_bytes_per_s, 864e9);
   EXPECT_DOUBLE_EQ(l40s->device.l2_bytes, 96.0 * 1048576);
-  for (const auto* m : {&*a100, &*h100p, &*l40s}) {
+  auto b200 = LoadMachine(kBundled + "/b200.yaml");
+  ASSERT_TRUE(b200.ok()) << b200.status().ToString();
+  EXPECT_EQ(b200->device.sm_count, 148);
+  EXPECT_DOUBLE_EQ(b200->device.peak_flops.bf16_matrix, 2250e12);
+  EXPECT_DOUBLE_EQ(b200->device.memory_bw_bytes_per_s, 7700e9);
+  EXPECT_DOUBLE_EQ(b200->device.l2_bytes, 126.0 * 1048576);
+  EXPECT_EQ(b200->node.gpus_per_node, 8);
+  auto gb200 = LoadMachine(kBundled + "/gb200-nvl72.yaml");
+  ASSERT_TRUE(gb200.ok()) << gb200.status().ToString();
+  EXPECT_DOUBLE_EQ(gb200->device.peak_flops.bf16_matrix, 2500e12);
+  EXPECT_EQ(gb200->node.gpus_per_node, 72);
+  for (const auto* m : {&*a100, &*h100p, &*l40s, &*b200, &*gb200}) {
     EXPECT_EQ(m->device.measured_memory_bw_bytes_per_s, 0) << m->name;
     EXPECT_EQ(m->device.sustained_clock_mhz, 0) << m->name;
     EXPECT_EQ(m->calibration.scale_from, Normal(kBundled + "/h100.yaml")) << m->name;
