@@ -149,14 +149,52 @@ TEST(FrameworkFusion, StackedLstmLayersAreOneMultiLayerCall) {
   EXPECT_DOUBLE_EQ(rnn.bytes_written, 64.0 * 16 * 512 * 4);  // the last layer's Y
 }
 
-TEST(FrameworkFusion, StackedRnnTrainingAddsItsBackwardCalls) {
+// A training step runs op by op, and then cuDNN runs a stack's layers one
+// after another (no wavefront): one call per layer, forward and backward,
+// the last layer's backward first.
+TEST(FrameworkFusion, StackedRnnTrainingRunsLayerByLayer) {
   LoweringOptions o;
   o.training = true;
   auto lowered = LowerGraph(LstmStack(false), o);
   ASSERT_TRUE(lowered.ok());
-  ASSERT_EQ(lowered->nodes[2].calls.size(), 3u);
-  EXPECT_EQ(lowered->nodes[2].calls[1].kind, KernelKind::kRnnBwdData);
-  EXPECT_EQ(lowered->nodes[2].calls[2].IntParam("layers", 0), 2);
+  const auto& calls = lowered->nodes[2].calls;
+  ASSERT_EQ(calls.size(), 6u);
+  const double layer0 = 64.0 * 16 * (2.0 * 4 * 512 * (256 + 512) + 10.0 * 512);
+  const double layer1 = 64.0 * 16 * (2.0 * 4 * 512 * (512 + 512) + 10.0 * 512);
+  const KernelKind kinds[] = {KernelKind::kRnnFwd,     KernelKind::kRnnFwd,        KernelKind::kRnnBwdData,
+                              KernelKind::kRnnBwdWeights, KernelKind::kRnnBwdData, KernelKind::kRnnBwdWeights};
+  const int64_t inputs[] = {256, 512, 512, 512, 256, 256};
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].kind, kinds[i]) << i;
+    EXPECT_EQ(calls[i].IntParam("layers", 0), 1) << i;
+    EXPECT_EQ(calls[i].IntParam("input", 0), inputs[i]) << i;
+  }
+  EXPECT_DOUBLE_EQ(calls[0].flops, layer0);
+  EXPECT_DOUBLE_EQ(calls[1].flops, layer1);
+  EXPECT_DOUBLE_EQ(calls[0].bytes_written, 64.0 * 16 * 512 * 4 / 2);  // half the last layer's Y
+}
+
+TEST(FrameworkFusion, BidirectionalRnnTrainingRunsDirectionByDirection) {
+  GraphBuilder b;
+  b.Input("x", {32, 8, 64});
+  b.Weight("w", {2, 512, 64}).Weight("r", {2, 512, 128}).Weight("bias", {2, 1024});
+  Node& lstm = b.Op("LSTM", "lstm", {"x", "w", "r", "bias"}, "y", {32, 2, 8, 128});
+  GraphBuilder::SetInt(lstm, "hidden_size", 128);
+  GraphBuilder::SetString(lstm, "direction", "bidirectional");
+  LoweringOptions o;
+  o.training = true;
+  auto lowered = LowerGraph(b.Build({"y"}), o);
+  ASSERT_TRUE(lowered.ok()) << lowered.status().ToString();
+  const auto& calls = lowered->nodes[0].calls;
+  ASSERT_EQ(calls.size(), 6u);
+  for (const KernelCall& c : calls) {
+    EXPECT_EQ(c.IntParam("dirs", 0), 1);
+    EXPECT_EQ(c.IntParam("input", 0), 64);
+  }
+  auto inference = LowerGraph(b.Build({"y"}), LoweringOptions{});
+  ASSERT_TRUE(inference.ok());
+  ASSERT_EQ(inference->nodes[0].calls.size(), 1u);
+  EXPECT_EQ(inference->nodes[0].calls[0].IntParam("dirs", 0), 2);
 }
 
 TEST(FrameworkFusion, RnnLayersStaySeparateWhenAnOutputIsUsedElsewhere) {
