@@ -91,6 +91,7 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
   double best = std::numeric_limits<double>::infinity();
   size_t best_rank = 0;
   std::optional<int64_t> count;
+  double best_steps = 0;  // the nearest key's recurrent steps (RNN kinds)
   for (const Bucket& bucket : BucketsOf(KernelKindName(key->kind))) {
     const double shape_d = ShapeDistance(query, bucket.shape);
     if (shape_d > best) continue;
@@ -117,11 +118,30 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
         best = d;
         best_rank = bucket.ranks[p];
         count = bucket.counts[p];
+        best_steps = RecurrentSteps(bucket.shape.numbers, &bucket.values[p * dims]);
       }
     }
   }
+  // A recurrent call launches its kernels per time step, layer and direction
+  // (unless one persistent kernel walks the steps: fewer kernels than steps).
+  const double steps = RecurrentSteps(query.numbers, nullptr);
+  if (count && steps > 0 && best_steps > 0 && *count > best_steps) {
+    count = std::max<int64_t>(1, std::llround(static_cast<double>(*count) * steps / best_steps));
+  }
   nearest_.emplace(text, count);
   return count;
+}
+
+double KernelCounts::RecurrentSteps(const std::vector<std::pair<std::string, double>>& numbers,
+                                    const double* values) {
+  double seq = 0, layers = 1, dirs = 1;
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    const double v = std::exp2(values ? values[i] : numbers[i].second) - 1;  // Encode's log2(v + 1)
+    if (numbers[i].first == "seq") seq = v;
+    if (numbers[i].first == "layers") layers = v;
+    if (numbers[i].first == "dirs") dirs = v;
+  }
+  return seq * layers * dirs;
 }
 
 }  // namespace dlsim

@@ -40,6 +40,24 @@ TEST(KernelCountsTest, UncountedKeyTakesTheNearestOfItsDtype) {
   EXPECT_EQ(counts.Of(near32), 1);  // the memo gives the same
 }
 
+// A recurrent call launches kernels per time step, layer and direction: the
+// nearest key's count scales with them, unless it launched fewer kernels
+// than it has steps (a persistent kernel walks them).
+TEST(KernelCountsTest, RecurrentCountsScaleWithTheSteps) {
+  const std::string per_step =
+      "rnn_fwd cell=gru seq=20 batch=8 input=64 hidden=256 layers=1 dirs=1 dtype=fp32 math=tf32 layout=-";
+  const std::string persistent =
+      "rnn_fwd cell=lstm seq=20 batch=8 input=64 hidden=256 layers=1 dirs=1 dtype=fp32 math=tf32 layout=-";
+  KernelCounts counts({{per_step, 43}, {persistent, 4}});
+  EXPECT_EQ(counts.Of(Key(
+                "rnn_fwd cell=gru seq=60 batch=8 input=64 hidden=256 layers=2 dirs=1 dtype=fp32 math=tf32 layout=-")),
+            258);  // 43 x (60 x 2) / 20
+  EXPECT_EQ(counts.Of(Key(
+                "rnn_fwd cell=lstm seq=60 batch=8 input=64 hidden=256 layers=2 dirs=1 dtype=fp32 math=tf32 layout=-")),
+            4);
+  EXPECT_EQ(counts.Of(Key(per_step)), 43);
+}
+
 TEST(KernelCountsTest, KindNobodyCountedHasNoCount) {
   KernelCounts counts({{kConv16, 4}});
   EXPECT_FALSE(counts.Of(Key("gemm m=64 n=64 k=64 trans_a=0 trans_b=0 dtype=fp16 math=fp32 layout=-"))

@@ -31,7 +31,9 @@ class KernelCounts {
   // otherwise the count of the nearest counted key of the same kind, where
   // each differing dtype, math, layout or text parameter is
   // kCountMismatchDistance and each numeric parameter adds |log2 a - log2 b|
-  // (ties to the key that sorts first); nullopt when no key of the kind was
+  // (ties to the key that sorts first), scaled for a recurrent key by its
+  // time steps x layers x directions over the nearest key's when that key
+  // launched more kernels than it has steps; nullopt when no key of the kind was
   // counted or `key` (a key's text, KernelCall::Key()) does not parse.
   // Thread-safe.
   std::optional<int64_t> Of(const std::string& key) const;
@@ -55,6 +57,10 @@ class KernelCounts {
     std::vector<int64_t> counts;
   };
   static Point Encode(const ParsedKey& key, int64_t count);
+  // seq x layers x dirs of a recurrent key's numbers (`values` in their
+  // order, else the numbers' own); 0 for keys without `seq`.
+  static double RecurrentSteps(const std::vector<std::pair<std::string, double>>& numbers,
+                               const double* values);
   // The distance of a and b over categories and parameter names alone.
   static double ShapeDistance(const Point& a, const Point& b);
 
