@@ -20,7 +20,7 @@ measured_memory_bw_gbs.
 
   python3 bench/generations/fit_kernels.py      # needs build/dlsim
 """
-import argparse, csv, gzip, json, os, random, re, statistics as st, subprocess, sys, tempfile
+import argparse, csv, gzip, os, random, statistics as st, sys, tempfile
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -63,24 +63,6 @@ def relative_shares(gemm):
     return out
 
 
-def paired_ratios(dlsim, op, keys, shapes, machines, tmp):
-    """{gpu: {key: dlsim / measured}} for `keys` of class `op` on `machines` {gpu: yaml}."""
-    from kernel_check import build
-    path = os.path.join(tmp, op + ".onnx")
-    build(op, keys, path)
-    out = {}
-    for gpu, machine in machines.items():
-        r = subprocess.run(["nice", "-n", "10", dlsim, "estimate", path, "--machine", machine,
-                            "--format", "json", "--batch", "1"], capture_output=True, text=True)
-        if r.returncode != 0:
-            print(r.stderr[-300:], file=sys.stderr)
-            continue
-        t = {l["name"]: l["time_ms"] for l in json.loads(r.stdout)["layers"]}
-        out[gpu] = {k: t[f"{op}_{i}"] / st.median(shapes[k][gpu]) for i, k in enumerate(keys)
-                    if gpu in shapes[k] and f"{op}_{i}" in t}
-    return out
-
-
 def through_dlsim(dlsim, iterations=3):
     """Fits, through dlsim itself, each GPU's FP32 GEMM rate relative to the H100 so that dlsim's
     predicted slowdown against the H100 equals the measured one, shape by shape: for every GEMM of
@@ -90,7 +72,7 @@ def through_dlsim(dlsim, iterations=3):
     bmm of head dimension 64) out of the GPU's rate. The sample: up to 300 linear and 300 bmm
     shapes of the H100's table of at least 10 GFLOP, every dimension at least 256."""
     from evaluate import machine_copy
-    from kernel_check import load_shapes
+    from kernel_check import load_shapes, ratios_by_key
     by = load_shapes()
     rnd = random.Random(1)
     sample = {}
@@ -110,7 +92,7 @@ def through_dlsim(dlsim, iterations=3):
             machines[gpu] = path
         paired = defaultdict(list)
         for op in sample:
-            r = paired_ratios(dlsim, op, sample[op], by[op], machines, tmp)
+            r = ratios_by_key(dlsim, op, sample[op], by[op], machines, tmp)
             for gpu in SPECS:
                 if gpu != "h100":
                     paired[gpu] += [r[gpu][k] / r["h100"][k] for k in r.get(gpu, {}) if k in r["h100"]]

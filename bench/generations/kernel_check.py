@@ -93,8 +93,8 @@ def build(op, keys, path):
     onnx.save(m, path)
 
 
-def run_class(dlsim, op, keys, shapes, machines, tmp):
-    """{gpu: [dlsim / measured per kernel]} for `keys` of class `op` on `machines` {gpu: yaml}."""
+def ratios_by_key(dlsim, op, keys, shapes, machines, tmp):
+    """{gpu: {key: dlsim / measured}} for `keys` of class `op` on `machines` {gpu: yaml}."""
     path = os.path.join(tmp, op + ".onnx")
     build(op, keys, path)
     out = {}
@@ -105,8 +105,8 @@ def run_class(dlsim, op, keys, shapes, machines, tmp):
             print(r.stderr[-300:], file=sys.stderr)
             continue
         t = {l["name"]: l["time_ms"] for l in json.loads(r.stdout)["layers"]}
-        out[gpu] = [t[f"{op}_{i}"] / st.median(shapes[k][gpu]) for i, k in enumerate(keys)
-                    if gpu in shapes[k] and f"{op}_{i}" in t]
+        out[gpu] = {k: t[f"{op}_{i}"] / st.median(shapes[k][gpu]) for i, k in enumerate(keys)
+                    if gpu in shapes[k] and f"{op}_{i}" in t}
     return out
 
 

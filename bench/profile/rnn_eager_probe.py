@@ -26,10 +26,12 @@ import statistics
 import sys
 import time
 
-import torch
+try:
+    import torch
+except ImportError:  # --help still works; a run says what is missing
+    torch = None
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "accuracy"))
-from reference_runs import kernel_profile, time_fn  # noqa: E402
 
 # (cell, seq, batch, input, hidden, layers, dirs)
 SHAPES = [
@@ -54,11 +56,22 @@ def capture(fn, grad):
     return g
 
 
-def measure(shape, dtype):
+def setup(shape, dtype):
+    """The layer, its input, and its training forward+backward (input and weight gradients)."""
     cell, seq, batch, inp, hid, layers, dirs = shape
     mod = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
     rnn = mod(inp, hid, layers, bidirectional=dirs == 2).cuda().to(dtype)
     x = torch.randn(seq, batch, inp, device="cuda", dtype=dtype)
+    xg = x.clone().requires_grad_(True)
+    gy = torch.randn(seq, batch, hid * dirs, device="cuda", dtype=dtype)
+    weights = list(rnn.parameters())
+    step = lambda: torch.autograd.grad(rnn(xg)[0], [xg] + weights, gy)  # noqa: E731
+    return rnn, x, step
+
+
+def measure(shape, dtype):
+    cell, seq, batch, inp, hid, layers, dirs = shape
+    rnn, x, step = setup(shape, dtype)
     out = dict(cell=cell, seq=seq, batch=batch, input=inp, hidden=hid, layers=layers, dirs=dirs,
                dtype=str(dtype).replace("torch.", ""))
     rnn.eval()
@@ -68,10 +81,6 @@ def measure(shape, dtype):
         out["inf_eager_wall_ms"] = time_fn(fwd)[0]
         out["inf_kernels"], out["inf_kernel_sum_ms"], _ = kernel_profile(fwd, 3)
     rnn.train()
-    xg = x.clone().requires_grad_(True)
-    gy = torch.randn(seq, batch, hid * dirs, device="cuda", dtype=dtype)
-    weights = list(rnn.parameters())
-    step = lambda: torch.autograd.grad(rnn(xg)[0], [xg] + weights, gy)  # noqa: E731
     out["train_replay_ms"] = time_fn(capture(step, True).replay)[0]
     out["train_eager_wall_ms"] = time_fn(step)[0]
     out["train_kernels"], out["train_kernel_sum_ms"], _ = kernel_profile(step, 3)
@@ -86,25 +95,22 @@ def measure(shape, dtype):
 
 def measure_replay(shape, dtype):
     """(inference, training) graph-replay ms of one layer shape."""
-    cell, seq, batch, inp, hid, layers, dirs = shape
-    mod = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
-    rnn = mod(inp, hid, layers, bidirectional=dirs == 2).cuda().to(dtype)
-    x = torch.randn(seq, batch, inp, device="cuda", dtype=dtype)
+    rnn, x, step = setup(shape, dtype)
     rnn.eval()
     with torch.no_grad():
         inf = time_fn(capture(lambda: rnn(x)[0], False).replay)[0]
     rnn.train()
-    xg = x.clone().requires_grad_(True)
-    gy = torch.randn(seq, batch, hid * dirs, device="cuda", dtype=dtype)
-    weights = list(rnn.parameters())
-    train = time_fn(capture(lambda: torch.autograd.grad(rnn(xg)[0], [xg] + weights, gy), True).replay)[0]
-    return inf, train
+    return inf, time_fn(capture(step, True).replay)[0]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    if torch is None:
+        sys.exit("rnn_eager_probe.py: needs PyTorch with CUDA (run it on the GPU machine)")
+    global kernel_profile, time_fn
+    from reference_runs import kernel_profile, time_fn
     torch.backends.cudnn.benchmark = True
     t0 = time.time()
     with open(args.out, "w") as f:
