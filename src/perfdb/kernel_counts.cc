@@ -91,7 +91,8 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
   double best = std::numeric_limits<double>::infinity();
   size_t best_rank = 0;
   std::optional<int64_t> count;
-  double best_steps = 0;  // the nearest key's recurrent steps (RNN kinds)
+  const Bucket* best_bucket = nullptr;  // where the nearest key is, and its row there
+  size_t best_row = 0;
   for (const Bucket& bucket : BucketsOf(KernelKindName(key->kind))) {
     const double shape_d = ShapeDistance(query, bucket.shape);
     if (shape_d > best) continue;
@@ -118,13 +119,18 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
         best = d;
         best_rank = bucket.ranks[p];
         count = bucket.counts[p];
-        best_steps = RecurrentSteps(bucket.shape.numbers, &bucket.values[p * dims]);
+        best_bucket = &bucket;
+        best_row = p;
       }
     }
   }
   // A recurrent call launches its kernels per time step, layer and direction
   // (unless one persistent kernel walks the steps: fewer kernels than steps).
   const double steps = RecurrentSteps(query.numbers, nullptr);
+  const double best_steps =
+      best_bucket ? RecurrentSteps(best_bucket->shape.numbers,
+                                   &best_bucket->values[best_row * best_bucket->shape.numbers.size()])
+                  : 0;
   if (count && steps > 0 && best_steps > 0 && *count > best_steps) {
     count = std::max<int64_t>(1, std::llround(static_cast<double>(*count) * steps / best_steps));
   }
