@@ -15,6 +15,11 @@ the median of five loops.
     (nn.BatchNorm2d in eval; and .fp16 with fp16 weights), layernorm_fwd,
     softmax_fwd, pool_fwd, reduction, copy (cat, contiguous), elementwise
     (add, mul, ReLU, GELU) and none (view, transpose: ops that launch nothing)
+  recurrent layers: rnn_fwd per call and rnn_per_kernel per kernel it
+    launches: a cuDNN RNN issues its time steps' kernels from the host one
+    by one, so a long sequence costs the host in proportion to its kernels
+    (a 2-layer LSTM and GRU of width 256 at 16 and 64 steps, their kernels
+    counted by the profiler: the slope and the intercept)
   training:
     backward: autograd's cost per node that has a backward (a chain of
       Linear+ReLU with frozen weights, forward+backward minus forward);
@@ -53,7 +58,8 @@ except ImportError as e:  # --help still works; a run says what is missing
 LOOPS = 5
 ORDER = ["conv_fwd", "conv_bias_act", "gemm", "batched_gemm", "attention_fwd", "batchnorm_infer",
          "batchnorm_infer.fp16", "layernorm_fwd", "softmax_fwd", "pool_fwd", "reduction", "copy",
-         "elementwise", "rnn_fwd", "none", "backward", "optimizer", "optimizer_per_tensor"]
+         "elementwise", "rnn_fwd", "rnn_per_kernel", "none", "backward", "optimizer",
+         "optimizer_per_tensor"]
 
 
 def cpu_model():
@@ -98,10 +104,6 @@ def forward_ops(dev):
     relu = torch.nn.ReLU().to(dev)
     gelu = torch.nn.GELU().to(dev)
     at = a.t()
-    # a multi-layer cuDNN RNN: one call that launches kernels per layer and step
-    lstm = torch.nn.LSTM(8, 8, num_layers=2, batch_first=True).to(dev)
-    gru = torch.nn.GRU(8, 8, num_layers=2, batch_first=True).to(dev)
-    steps = torch.randn(1, 64, 8, device=dev)
     return {
         "conv2d": ("conv_fwd", lambda: conv(img)),
         "linear": ("gemm", lambda: lin(a)),
@@ -121,9 +123,31 @@ def forward_ops(dev):
         "gelu": ("elementwise", lambda: gelu(a)),
         "view": ("none", lambda: a.view(4, 16)),
         "transpose": ("none", lambda: a.transpose(0, 1)),
-        "lstm": ("rnn_fwd", lambda: lstm(steps)),
-        "gru": ("rnn_fwd", lambda: gru(steps)),
     }
+
+
+def rnn_costs(dev, calls):
+    """{rnn_fwd, rnn_per_kernel} in us, and the runs they come from: a 2-layer
+    LSTM and GRU (width 256, batch 8: small kernels, issued one time step
+    at a time) at 16 and 64 steps; per kernel, the slope of the time over the
+    kernels the profiler counts; per call, what is left at no kernels."""
+    from torch.profiler import profile, ProfilerActivity
+    runs = []
+    for cls in (torch.nn.LSTM, torch.nn.GRU):
+        rnn = cls(256, 256, num_layers=2, batch_first=True).to(dev)
+        for steps in (16, 64):
+            x = torch.randn(8, steps, 256, device=dev)
+            us = per_call_us(lambda: rnn(x), calls)
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                rnn(x)
+                torch.cuda.synchronize()
+            kernels = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+            runs.append(dict(rnn=cls.__name__, steps=steps, us=us, kernels=kernels))
+    slopes = [(b["us"] - a["us"]) / (b["kernels"] - a["kernels"])
+              for a, b in zip(runs[0::2], runs[1::2]) if b["kernels"] > a["kernels"]]
+    per_kernel = max(statistics.mean(slopes), 0.0) if slopes else 0.0
+    per_call = statistics.mean(max(r["us"] - per_kernel * r["kernels"], 0.0) for r in runs)
+    return {"rnn_fwd": per_call, "rnn_per_kernel": per_kernel}, runs
 
 
 def chain(dev, depth, trainable):
@@ -260,7 +284,9 @@ def calibrate(dev, quick):
     isolated["conv_bias_act"] = isolated["conv_fwd"]
     isolated.update(training_costs(dev, max(calls // 10, 50)))
     factors = in_network_factors(dev, isolated, max(calls // 4, 50))
-    costs = {}
+    with torch.no_grad():
+        rnn, measured["rnn_runs"] = rnn_costs(dev, max(calls // 20, 15))
+    costs = dict(rnn)  # measured inside a module call already: not scaled
     for kind, us in isolated.items():
         if kind in ("backward", "optimizer_per_tensor"):
             costs[kind] = us * factors["training"]

@@ -26,6 +26,13 @@ double OptimizerPerTensorS(const HostSpec& host) {
   return it != host.dispatch_s_by_kind.end() ? it->second : 0.0;
 }
 
+// The host's time per kernel a cuDNN RNN call launches: eager, it issues
+// each time step's kernels from the host, slower than the GPU runs them.
+double RnnPerKernelS(const HostSpec& host) {
+  auto it = host.dispatch_s_by_kind.find("rnn_per_kernel");
+  return it != host.dispatch_s_by_kind.end() ? it->second : 0.0;
+}
+
 // The float initializers (the parameters): their elements, how many, the largest.
 ParameterTensors FloatInitializers(const Graph& graph) {
   ParameterTensors p;
@@ -170,13 +177,24 @@ Result<TaskDag> BuildTaskDag(const Graph& graph, bool training, Optimizer optimi
   return TaskDag::Build(std::move(names), std::move(deps));
 }
 
-// What the task times need of one layer: its calls (for dispatch kinds) and
-// its forward and backward device time.
+// What the task times need of one layer: its calls (for dispatch kinds), its
+// forward and backward device time, and the kernels its RNN calls launch.
 struct LayerTimes {
   const std::vector<KernelCall>* calls = nullptr;
   double fwd_s = 0;
   double bwd_s = 0;
+  int64_t rnn_fwd_kernels = 0;
+  int64_t rnn_bwd_kernels = 0;
 };
+
+// `t` with the kernels the RNN calls among `costs` (parallel to t.calls) launch.
+void CountRnnKernels(const std::vector<CallCost>& costs, LayerTimes* t) {
+  for (size_t j = 0; j < costs.size(); ++j) {
+    const KernelCall& call = (*t->calls)[j];
+    if (!IsRnnKind(call.kind)) continue;
+    (call.phase == Phase::kForward ? t->rnn_fwd_kernels : t->rnn_bwd_kernels) += costs[j].kernels;
+  }
+}
 
 struct TaskTimes {
   std::vector<double> device_s;
@@ -191,14 +209,16 @@ TaskTimes TimeTasks(size_t task_count, size_t graph_nodes, const std::vector<Lay
   const size_t n = graph_nodes;
   for (size_t i = 0; i < n; ++i) {
     t.device_s[i] = layers[i].fwd_s;
-    t.dispatch_s[i] = NodeForwardDispatchS(host, *layers[i].calls);
+    t.dispatch_s[i] = NodeForwardDispatchS(host, *layers[i].calls) +
+                      RnnPerKernelS(host) * static_cast<double>(layers[i].rnn_fwd_kernels);
   }
   if (task_count == n) return t;
   for (size_t r = 0; r < n; ++r) {
     const size_t i = n - 1 - r;
     t.device_s[n + r] = layers[i].bwd_s;
     t.dispatch_s[n + r] = NodeBackwardDispatchS(host, *layers[i].calls, layers[i].bwd_s > 0) +
-                          BucketCopyDispatchS(host, *layers[i].calls);  // data parallel only
+                          BucketCopyDispatchS(host, *layers[i].calls) +  // data parallel only
+                          RnnPerKernelS(host) * static_cast<double>(layers[i].rnn_bwd_kernels);
   }
   const LayerTimes& o = layers[n];
   t.device_s.back() = o.fwd_s + o.bwd_s;
@@ -210,7 +230,11 @@ TaskTimes TimeTasks(size_t task_count, size_t graph_nodes, const std::vector<Lay
 std::vector<LayerTimes> TimesOfLayers(const std::vector<LayerEstimate>& layers) {
   std::vector<LayerTimes> out;
   out.reserve(layers.size());
-  for (const LayerEstimate& l : layers) out.push_back({&l.calls, l.fwd_s, l.bwd_s});
+  for (const LayerEstimate& l : layers) {
+    LayerTimes t{&l.calls, l.fwd_s, l.bwd_s};
+    CountRnnKernels(l.costs, &t);
+    out.push_back(t);
+  }
   return out;
 }
 
@@ -219,10 +243,11 @@ std::vector<LayerTimes> TimesOfCosts(const LoweredGraph& lowered,
   std::vector<LayerTimes> out;
   out.reserve(lowered.nodes.size());
   for (size_t i = 0; i < lowered.nodes.size(); ++i) {
-    LayerTimes t{&lowered.nodes[i].calls, 0, 0};
+    LayerTimes t{&lowered.nodes[i].calls};
     for (size_t j = 0; j < costs[i].size(); ++j) {
       (lowered.nodes[i].calls[j].phase == Phase::kForward ? t.fwd_s : t.bwd_s) += costs[i][j].time_s;
     }
+    CountRnnKernels(costs[i], &t);
     out.push_back(t);
   }
   return out;

@@ -123,7 +123,7 @@ bool IsResidentKind(const std::string& name) {
 // ".DTYPE", or one of the estimator's own keys.
 bool IsDispatchKey(const std::string& key) {
   static const std::set<std::string> kOwnKeys = {"backward", "none", "optimizer_per_tensor",
-                                                 "ddp_per_tensor"};
+                                                 "ddp_per_tensor", "rnn_per_kernel"};
   static const std::set<std::string> kDtypes = {"fp32", "fp16", "bf16", "fp64", "int8",
                                                 "uint8", "int16", "int32", "int64", "bool"};
   const size_t dot = key.find('.');
@@ -145,7 +145,7 @@ void ParseHost(YamlFields f, HostSpec* h) {
       by_kind.Fail(kind,
                    "unknown kind (a typo? give a kernel kind such as gemm, conv_fwd or "
                    "elementwise, optionally with .fp16 etc., or backward, none, optimizer, "
-                   "optimizer_per_tensor, ddp_per_tensor)");
+                   "optimizer_per_tensor, ddp_per_tensor, rnn_per_kernel)");
       by_kind.Allow(kind);
       continue;
     }

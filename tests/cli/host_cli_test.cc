@@ -31,6 +31,40 @@ TEST(HostCli, TheProfileChangesOnlyTheHost) {
   EXPECT_NE(bundled["host_dispatch_ms"], flat["host_dispatch_ms"]);
 }
 
+nlohmann::json EstimateLstmJson(const std::string& host, const std::string& mode) {
+  const Outcome r = RunDlsim("estimate " + SourcePath("tests/data/zoo/lstm2.onnx") + " --machine h100 " +
+                             mode + " --format json --host " + SourcePath("tests/data/hosts/" + host));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return nlohmann::json::parse(r.output.substr(r.output.find('{')));
+}
+
+// The kernels the RNN calls of an estimate launch, by phase.
+int64_t RnnKernels(const nlohmann::json& j, const std::string& phase) {
+  int64_t n = 0;
+  for (const auto& layer : j["layers"]) {
+    for (const auto& c : layer["calls"]) {
+      if (c["kind"].get<std::string>().rfind("rnn", 0) == 0 && c["phase"] == phase) {
+        n += c["kernels"].get<int64_t>();
+      }
+    }
+  }
+  return n;
+}
+
+TEST(HostCli, AnRnnCallCostsTheHostPerKernelItLaunches) {
+  for (const std::string mode : {"--mode inference", "--mode training"}) {
+    const nlohmann::json flat = EstimateLstmJson("flat.yaml", mode);
+    const nlohmann::json rnn = EstimateLstmJson("flat_rnn.yaml", mode);
+    const int64_t kernels = RnnKernels(rnn, "fwd") + RnnKernels(rnn, "bwd");
+    EXPECT_GT(RnnKernels(rnn, "fwd"), 100) << mode;  // one kernel set per time step at least
+    EXPECT_EQ(RnnKernels(rnn, "bwd") > 0, mode == "--mode training");
+    EXPECT_NEAR(rnn["host_dispatch_ms"].get<double>() - flat["host_dispatch_ms"].get<double>(),
+                0.002 * static_cast<double>(kernels), 1e-9)
+        << mode;
+    EXPECT_EQ(rnn["gpu_time_ms"], flat["gpu_time_ms"]) << mode;
+  }
+}
+
 TEST(HostCli, TheEstimateNamesItsHostAndBandsTheEagerTimeByIt) {
   const std::string path = SourcePath("tests/data/hosts/calibrated_flat.yaml");
   const nlohmann::json j = EstimateJson("--host " + path);
