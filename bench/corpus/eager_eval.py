@@ -8,8 +8,13 @@ the machine file's own host section, and with `--host` set to the mean of
 that run's two calibrations (a host profile written under build/), and
 prints the median |error|, P90 and bias of each by side, mode and dtype.
 
+With --drift (runs whose records carry measure_eager.py's host index) a
+third estimate scales the calibrated host by the index taken just before the
+case over the index taken just after the calibration: the host calibrated as
+it was when the case ran.
+
 Usage: eager_eval.py [--data DIR] [--dlsim build/dlsim] [--machine h100]
-                     [--side test|cal|all] [--jobs N] [--csv FILE]
+                     [--side test|cal|all] [--jobs N] [--csv FILE] [--drift]
 """
 import argparse
 import collections
@@ -29,13 +34,13 @@ import evaluate  # noqa: E402
 
 ORDER = ["conv_fwd", "conv_bias_act", "gemm", "batched_gemm", "attention_fwd", "batchnorm_infer",
          "batchnorm_infer.fp16", "layernorm_fwd", "softmax_fwd", "pool_fwd", "reduction", "copy",
-         "elementwise", "rnn_fwd", "none", "backward", "optimizer", "optimizer_per_tensor"]
+         "elementwise", "rnn_fwd", "rnn_per_kernel", "none", "backward", "optimizer", "optimizer_per_tensor"]
 
 
-def mean_profile(jsons, out_path):
-    """The mean of the calibrations' per-kind costs, as a host profile file."""
+def mean_profile(jsons, out_path, scale=1.0):
+    """The mean of the calibrations' per-kind costs (times `scale`), as a host profile file."""
     runs = [json.load(open(p)) for p in jsons]
-    kinds = {k: statistics.mean(r["kinds_us"][k] for r in runs) for k in runs[0]["kinds_us"]}
+    kinds = {k: scale * statistics.mean(r["kinds_us"][k] for r in runs) for k in runs[0]["kinds_us"]}
     info = runs[0]["info"]
     lines = ["host:", "  framework: pytorch", f"  framework_version: \"{info['torch']}\"",
              f"  cpu: \"{info['cpu']}\"", "  calibrated: true",
@@ -46,8 +51,9 @@ def mean_profile(jsons, out_path):
     return out_path
 
 
-def cases(data_dir, side):
-    """(record, host profile path) of every eager case of the side, from each run in DATA."""
+def cases(data_dir, side, drift=False):
+    """(record, host profile path) of every eager case of the side, from each run in DATA.
+    With `drift`, the profile is scaled by the case's host index over the run's first."""
     out = []
     prof_dir = os.path.join(ROOT, "build", "eager-hosts")
     os.makedirs(prof_dir, exist_ok=True)
@@ -58,16 +64,26 @@ def cases(data_dir, side):
             sys.exit(f"eager_eval.py: {eager}: no host_{run}_*.json calibration beside it")
         profile = mean_profile(jsons, os.path.join(prof_dir, f"host_{run}.yaml"))
         rounds = collections.defaultdict(list)  # a case timed in several rounds: their median
+        start_index = None
         for line in open(eager):
             rec = json.loads(line)
+            if rec.get("mode") == "host_index" and start_index is None:
+                start_index = rec["host_index_us"]
             if "model" not in rec or "error" in rec:
                 continue
             if side != "all" and corpus.spec(rec["model"])["side"] != side:
                 continue
             rounds[(rec["model"], rec["mode"], rec["dtype"])].append(rec)
+        if drift and start_index is None:
+            sys.exit(f"eager_eval.py: {eager}: no host index (--drift needs measure_eager.py's host_index_us)")
         for recs in rounds.values():
             rec = dict(recs[0], eager_ms=statistics.median(r["eager_ms"] for r in recs), rounds=len(recs))
-            out.append((rec, profile))
+            case_profile = profile
+            if drift:
+                scale = round(statistics.median(r["host_index_us"] for r in recs) / start_index, 2)
+                rec["host_drift"] = scale
+                case_profile = mean_profile(jsons, os.path.join(prof_dir, f"host_{run}_x{scale:.2f}.yaml"), scale)
+            out.append((rec, case_profile))
     return out
 
 
@@ -87,7 +103,8 @@ def estimate(dlsim, machine, rec, exporter, host):
 def row_of(dlsim, machine, rec, profile, exporter):
     row = dict(model=rec["model"], family=corpus.spec(rec["model"])["family"],
                side=corpus.spec(rec["model"])["side"], exporter=exporter, mode=rec["mode"],
-               dtype=rec["dtype"], batch=rec["batch"], measured_eager_ms=rec["eager_ms"])
+               dtype=rec["dtype"], batch=rec["batch"], measured_eager_ms=rec["eager_ms"],
+               host_drift=rec.get("host_drift"))
     (row["bundled_eager_ms"], row["bundled_p10_ms"], row["bundled_p90_ms"]), err1 = \
         estimate(dlsim, machine, rec, exporter, None)
     (row["calibrated_eager_ms"], row["calibrated_p10_ms"], row["calibrated_p90_ms"]), err2 = \
@@ -119,9 +136,11 @@ def main():
     ap.add_argument("--side", default="test", choices=["test", "cal", "all"])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--csv")
+    ap.add_argument("--drift", action="store_true",
+                    help="scale the calibrated host by each case's host index (measure_eager.py)")
     args = ap.parse_args()
     evaluate.unpack()
-    work = [(rec, prof, ex) for rec, prof in cases(args.data, args.side) for ex in evaluate.EXPORTERS]
+    work = [(rec, prof, ex) for rec, prof in cases(args.data, args.side, args.drift) for ex in evaluate.EXPORTERS]
     with ThreadPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(lambda w: row_of(args.dlsim, args.machine, *w), work))
     failed = [r for r in rows if r["error"]]
@@ -132,7 +151,8 @@ def main():
         groups[("all", "")].append(r)
         groups[(r["mode"], "")].append(r)
         groups[(r["mode"], r["dtype"])].append(r)
-    print(f"eager time, corpus {args.side} side, {len(rows)} estimates ({len(failed)} failed)")
+    print(f"eager time, corpus {args.side} side, {len(rows)} estimates ({len(failed)} failed)"
+          + ("; calibrated host scaled by each case's host index" if args.drift else ""))
     for (mode, dtype), rs in sorted(groups.items()):
         label = f"{mode} {dtype}".strip()
         print(f"  {label:22s} bundled host:    {summary(rs, 'bundled_eager_ms')}")

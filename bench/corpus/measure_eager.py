@@ -14,6 +14,13 @@ another, so that a slow spell of the host falls on one round of each case
 rather than on every loop of a few cases; eager_eval.py scores the median
 over rounds.
 
+The host drifts over minutes (the same case timed in two rounds differs by
+about 20 % on a lent machine). Before each case, and once at the start (just
+after run_eager.sh's first host calibration), a tiny-op loop is timed: its
+per-op microseconds (`host_index_us`) say how fast the host is at that
+moment, and eager_eval.py --drift scales the calibrated host by the case's
+index over the start's.
+
 Usage: measure_eager.py --out FILE [--max-seconds S] [--rounds R] NAME [NAME ...]
 """
 import argparse
@@ -55,6 +62,22 @@ def training(name, dtype, batch):
     return dict(eager_ms=ms, samples_ms=samples, optimizer="sgd_momentum")
 
 
+def host_index_us(ops=400, loops=3):
+    """Median per-op microseconds of a loop of tiny adds: the host's pace now."""
+    x = torch.ones(16, device=DEV)
+    torch.add(x, 1.0)
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(loops):
+        t0 = time.perf_counter()
+        for _ in range(ops):
+            torch.add(x, 1.0)
+        torch.cuda.synchronize()
+        samples.append((time.perf_counter() - t0) / ops * 1e6)
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
 CASES = (("inference", "fp32", inference), ("inference", "fp16", inference),
          ("training", "fp32", training), ("training", "bf16_amp", training))
 
@@ -71,6 +94,7 @@ def main():
     set_reference_math()
     with open(args.out, "a") as out:
         out.write(json.dumps(environment()) + "\n")
+        out.write(json.dumps(dict(mode="host_index", host_index_us=host_index_us())) + "\n")
         for rnd in range(args.rounds):
             for i, name in enumerate(args.names):
                 if time.time() - start > args.max_seconds:
@@ -80,12 +104,13 @@ def main():
                 for mode, dtype, fn in CASES:
                     gc.collect()
                     torch.cuda.empty_cache()
+                    index = host_index_us()
                     try:
                         rec = fn(name, dtype, batch)
                     except Exception as e:  # noqa: BLE001 - record and go on
                         torch.cuda.synchronize()
                         rec = dict(error=repr(e)[:400])
-                    rec.update(model=name, mode=mode, dtype=dtype, batch=batch, round=rnd)
+                    rec.update(model=name, mode=mode, dtype=dtype, batch=batch, round=rnd, host_index_us=index)
                     out.write(json.dumps(rec) + "\n")
                     out.flush()
                 print(f"# round {rnd + 1}: {i + 1}/{len(args.names)} {name} {time.time() - start:.0f}s",
