@@ -137,12 +137,14 @@ TEST(MachineValidation, DispatchKindsAreChecked) {
     const std::string name = KernelKindName(static_cast<KernelKind>(k));
     kinds += "    " + name + ": 1\n    " + name + ".fp16: 2\n";
   }
-  kinds += "    backward: 3\n    none: 4\n    optimizer_per_tensor: 5\n    ddp_per_tensor: 6\n";
+  kinds += "    backward: 3\n    none: 4\n    optimizer_per_tensor: 5\n    ddp_per_tensor: 6\n"
+           "    rnn_per_kernel: 7\n";
   auto m = LoadMachineFromString(
       With("  dispatch_us: 8\n", "  dispatch_us: 8\n  dispatch_us_by_kind:\n" + kinds), kFile);
   ASSERT_TRUE(m.ok()) << m.status().ToString();
-  EXPECT_EQ(m->host.dispatch_s_by_kind.size(), 2 * (static_cast<size_t>(KernelKind::kOptimizer) + 1) + 4);
+  EXPECT_EQ(m->host.dispatch_s_by_kind.size(), 2 * (static_cast<size_t>(KernelKind::kOptimizer) + 1) + 5);
   EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("conv_bwd_filter.fp16"), 2e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("rnn_per_kernel"), 7e-6);
 }
 
 // Issue 24: 60k keys under sources: (and under dispatch_us_by_kind) are read
