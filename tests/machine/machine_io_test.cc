@@ -109,7 +109,8 @@ TEST(BundledMachines, H100Values) {
   EXPECT_DOUBLE_EQ(m->host.dispatch_s, 30.8e-6);
   EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("conv_fwd"), 34.3e-6);
   EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("batchnorm_infer.fp16"), 25.9e-6);
-  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("rnn_fwd"), 1871.4e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("rnn_fwd"), 40e-6);
+  EXPECT_DOUBLE_EQ(m->host.dispatch_s_by_kind.at("rnn_per_kernel"), 6.9e-6);
   EXPECT_DOUBLE_EQ(m->node.scale_up.bw_bytes_per_s, 450e9);
   EXPECT_EQ(m->TotalGpus(), 8);
   // The bundled database (a missing one would be recorded, not an error).
