@@ -465,8 +465,9 @@ def build(key):
 L2_BYTES = 0
 
 
-def time_graph(fn, inputs, reps):
-    """Per-call times (ms) of `fn` over `inputs`, replayed from one CUDA graph."""
+def graph_of_calls(fn, inputs):
+    """(graph, calls): one CUDA graph of max(len(inputs), 8) calls of `fn`,
+    cycling over `inputs`, after three warm-up calls on a side stream."""
     sets = len(inputs)
     per_graph = max(sets, 8)
     s = torch.cuda.Stream()
@@ -480,6 +481,12 @@ def time_graph(fn, inputs, reps):
     with torch.cuda.graph(g):
         for i in range(per_graph):
             fn(inputs[i % sets])
+    return g, per_graph
+
+
+def time_graph(fn, inputs, reps):
+    """Per-call times (ms) of `fn` over `inputs`, replayed from one CUDA graph."""
+    g, per_graph = graph_of_calls(fn, inputs)
     g.replay()
     torch.cuda.synchronize()
     samples = []

@@ -32,9 +32,9 @@ sys.path.insert(0, HERE)
 import corpus  # noqa: E402
 import evaluate  # noqa: E402
 
-ORDER = ["conv_fwd", "conv_bias_act", "gemm", "batched_gemm", "attention_fwd", "batchnorm_infer",
-         "batchnorm_infer.fp16", "layernorm_fwd", "softmax_fwd", "pool_fwd", "reduction", "copy",
-         "elementwise", "rnn_fwd", "rnn_per_kernel", "none", "backward", "optimizer", "optimizer_per_tensor"]
+sys.path.insert(0, os.path.join(ROOT, "calibrate"))
+from host_calibrate import ORDER  # noqa: E402  the host keys, in the order the calibration writes them
+
 
 
 def mean_profile(jsons, out_path, scale=1.0):

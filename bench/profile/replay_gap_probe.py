@@ -90,26 +90,15 @@ def model_case(name, dtype):
 
 
 def key_case(key, reps):
-    import torch
     import torch_calibrate as tc
     built = tc.build(key)
     if built is None or len(built) > 3:
         return None  # not built, or timed as a difference from a baseline
     nbytes, make, fn = built[:3]
     inputs = [make() for _ in range(tc.cold_sets(nbytes))]
-    per_graph = max(len(inputs), 8)
-    rec = dict(what="key", key=key, calls=per_graph)
+    rec = dict(what="key", key=key)
     rec["record_ms"] = statistics.median(tc.time_graph(fn, inputs, reps))
-    g = torch.cuda.CUDAGraph()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for i in range(3):
-            fn(inputs[i % len(inputs)])
-    torch.cuda.current_stream().wait_stream(s)
-    with torch.cuda.graph(g):
-        for i in range(per_graph):
-            fn(inputs[i % len(inputs)])
+    g, rec["calls"] = tc.graph_of_calls(fn, inputs)  # the graph time_graph timed, profiled
     rec.update(replay_profile(g.replay))
     del g, inputs
     return rec
