@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
+
 namespace dlsim::badinput {
 
 struct Outcome {
@@ -37,17 +39,8 @@ inline Outcome RunDlsim(const std::string& args) {
   return r;
 }
 
-// A fresh folder per test process for generated inputs.
-inline std::filesystem::path WorkDir() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() /
-             ("dlsim_bad_input_" + std::to_string(getpid()));
-    std::filesystem::remove_all(d);
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
+// A fresh folder per test process for generated inputs, removed at exit.
+inline std::filesystem::path WorkDir() { return dlsim::testing::ScratchDir(); }
 
 inline std::string WriteFile(const std::string& name, const std::string& bytes) {
   const std::filesystem::path path = WorkDir() / name;

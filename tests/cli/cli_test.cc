@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "scratch_dir.h"
+
 namespace {
 
 struct CmdResult {
@@ -33,7 +35,7 @@ std::string Zoo(const std::string& name) {
 }
 
 std::string TempFile(const std::string& name, const std::string& contents) {
-  std::string path = ::testing::TempDir() + "/dlsim_cli_" + name;
+  std::string path = dlsim::testing::ScratchPath(name);
   std::ofstream(path, std::ios::binary) << contents;
   return path;
 }

@@ -17,12 +17,7 @@ std::string Zoo(const std::string& name) {
   return std::string(DLSIM_SOURCE_DIR) + "/tests/data/zoo/" + name + ".onnx";
 }
 
-std::string TempPath(const std::string& name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("dlsim_html_cli_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+std::string TempPath(const std::string& name) { return dlsim::testing::ScratchPath(name); }
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;

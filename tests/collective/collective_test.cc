@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "estimate/gradient_allreduce.h"
+#include "scratch_dir.h"
 
 namespace dlsim {
 namespace {
@@ -76,7 +77,7 @@ TEST(CollectiveTableTest, InterpolatesLogLogAndExtrapolatesAtTheLastBandwidth) {
 }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
+  const std::string path = testing::ScratchPath(name);
   std::ofstream(path) << text;
   return path;
 }

@@ -9,6 +9,7 @@
 
 #include "dlsim/machine/machine_io.h"
 #include "dlsim/perfdb/perf_db.h"
+#include "scratch_dir.h"
 
 namespace dlsim {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 // parallel processes, which must not write one another's files.
 std::string TempPath(const std::string& name) {
   const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  return ::testing::TempDir() + "cost_model_" + test + "_" + name;
+  return testing::ScratchPath("cost_model_" + test + "_" + name);
 }
 
 KernelCall Relu() {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dlsim/machine/machine_io.h"
+#include "scratch_dir.h"
 
 namespace dlsim {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 // parallel processes, which must not write one another's files.
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  const std::string path = ::testing::TempDir() + test + "_" + name;
+  const std::string path = testing::ScratchPath(test + "_" + name);
   std::ofstream(path) << text;
   return path;
 }
@@ -110,7 +111,7 @@ TEST(IssueCostTable, WrongHeaderEmptyTableAndMissingFileAreErrors) {
   auto empty = IssueCostTable::Load(WriteFile("empty.csv", "kind,op,arity,cols,dtype,issue_ps_per_elem\n"));
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().ToString().find("no issue costs"), std::string::npos);
-  EXPECT_FALSE(IssueCostTable::Load(::testing::TempDir() + "dlsim_absent_issue_costs.csv").ok());
+  EXPECT_FALSE(IssueCostTable::Load(testing::ScratchPath("dlsim_absent_issue_costs.csv")).ok());
 }
 
 TEST(IssueCostTable, BundledH100TableLoadsThroughItsMachineFile) {

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
+
+#include "scratch_dir.h"
 #include <limits>
 
 namespace dlsim {
@@ -180,7 +182,7 @@ TEST(OnnxImportTest, ExternalDataOutsideTheFolderIsRefused) {
 // A symlink inside the model folder that points outside it is refused, both
 // as the file itself and as a folder on the way.
 TEST(OnnxImportTest, ExternalDataSymlinkOutsideIsRefused) {
-  const fs::path root = fs::temp_directory_path() / ("dlsim_ext_" + std::to_string(getpid()));
+  const fs::path root = testing::ScratchDir() / "external";
   fs::remove_all(root);
   fs::create_directories(root / "model");
   fs::create_directories(root / "outside");

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "dlsim/perfdb/record.h"
+#include "scratch_dir.h"
 
 namespace dlsim::testing {
 
@@ -34,8 +35,7 @@ inline std::string Fixture(const std::string& name) {
 // A path in the test temp dir, unique per test and process, removed first.
 inline std::string TempPath(const std::string& suffix) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string path = ::testing::TempDir() + "dlsim_perfdb_" + info->test_suite_name() + "_" +
-                     info->name() + "_" + std::to_string(getpid()) + "_" + suffix;
+  std::string path = ScratchPath(std::string(info->test_suite_name()) + "_" + info->name() + "_" + suffix);
   std::remove(path.c_str());
   return path;
 }

@@ -13,14 +13,15 @@
 #include <fstream>
 #include <string>
 
+#include "scratch_dir.h"
+
 namespace dlsim {
 namespace {
 
 namespace fs = std::filesystem;
 
 fs::path FreshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("dlsim_output_file_" + name + "_" + std::to_string(getpid()));
+  const fs::path dir = testing::ScratchDir() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
