@@ -197,7 +197,9 @@ Result<DatabasePricers> BuildDatabasePricers(const Machine& machine,
   DLSIM_ASSIGN_OR_RETURN(TimingTable table, db->LoadTimings(gpu));
   DLSIM_ASSIGN_OR_RETURN(auto counted, db->LoadKernelCounts(gpu));
   std::shared_ptr<const KernelCounts> counts;  // one index of the counts for every tier
-  if (!counted.empty()) counts = std::make_shared<const KernelCounts>(std::move(counted));
+  if (!counted.empty()) {
+    counts = std::make_shared<const KernelCounts>(std::move(counted), machine.device.sm_count);
+  }
   DatabasePricers out;
   out.measured = Wrapped(std::make_shared<MeasuredPricer>(std::move(table), machine.device),
                          machine, counts);

@@ -4,12 +4,16 @@
 #include <cmath>
 #include <limits>
 
+#include "rnn_algo.h"
+
 namespace dlsim {
 
 KernelCounts::KernelCounts() : mutex_(std::make_unique<std::mutex>()) {}
 
-KernelCounts::KernelCounts(std::map<std::string, int64_t> counts) : KernelCounts() {
+KernelCounts::KernelCounts(std::map<std::string, int64_t> counts, int64_t sm_count)
+    : KernelCounts() {
   exact_ = std::move(counts);
+  sm_count_ = sm_count;
 }
 
 const std::vector<KernelCounts::Bucket>& KernelCounts::BucketsOf(const std::string& kind) const {
@@ -37,7 +41,21 @@ const std::vector<KernelCounts::Bucket>& KernelCounts::BucketsOf(const std::stri
   return it->second;
 }
 
-KernelCounts::Point KernelCounts::Encode(const ParsedKey& key, int64_t count) {
+namespace {
+
+constexpr char kAlgoCategory[] = "algo=";
+
+// The "algo=..." category of a recurrent key's point ("" for other keys).
+std::string AlgoCategory(const std::vector<std::string>& categories) {
+  for (const auto& c : categories) {
+    if (c.rfind(kAlgoCategory, 0) == 0) return c;
+  }
+  return "";
+}
+
+}  // namespace
+
+KernelCounts::Point KernelCounts::Encode(const ParsedKey& key, int64_t count) const {
   Point p;
   p.count = count;
   p.categories = {"dtype=" + key.dtype, "math=" + key.math, "layout=" + key.layout};
@@ -48,6 +66,10 @@ KernelCounts::Point KernelCounts::Encode(const ParsedKey& key, int64_t count) {
     } else {
       p.categories.push_back(name + "=" + value);
     }
+  }
+  if (IsRnnKind(key.kind)) {
+    auto algo = RnnAlgoOfKey(key, sm_count_);
+    if (algo.ok()) p.categories.push_back(kAlgoCategory + std::string(RnnAlgoName(*algo)));
   }
   std::sort(p.categories.begin(), p.categories.end());
   std::sort(p.numbers.begin(), p.numbers.end());
@@ -93,7 +115,15 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
   std::optional<int64_t> count;
   const Bucket* best_bucket = nullptr;  // where the nearest key is, and its row there
   size_t best_row = 0;
-  for (const Bucket& bucket : BucketsOf(KernelKindName(key->kind))) {
+  const auto& buckets = BucketsOf(KernelKindName(key->kind));
+  // A recurrent key looks among the keys of its own RNN algorithm first.
+  const std::string algo = AlgoCategory(query.categories);
+  const bool algo_counted =
+      !algo.empty() && std::any_of(buckets.begin(), buckets.end(), [&](const Bucket& b) {
+        return AlgoCategory(b.shape.categories) == algo;
+      });
+  for (const Bucket& bucket : buckets) {
+    if (algo_counted && AlgoCategory(bucket.shape.categories) != algo) continue;
     const double shape_d = ShapeDistance(query, bucket.shape);
     if (shape_d > best) continue;
     // The query's value per bucket dimension, NaN where it lacks the name
@@ -124,14 +154,17 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
       }
     }
   }
-  // A recurrent call launches its kernels per time step, layer and direction
-  // (unless one persistent kernel walks the steps: fewer kernels than steps).
-  const double steps = RecurrentSteps(query.numbers, nullptr);
+  // The standard RNN algorithm launches its kernels per time step, layer and
+  // direction (its backward-weights call a few per layer and direction).
+  const bool per_step = algo == kAlgoCategory + std::string(RnnAlgoName(RnnAlgo::kStandard)) &&
+                        key->kind != KernelKind::kRnnBwdWeights &&
+                        best_bucket != nullptr && AlgoCategory(best_bucket->shape.categories) == algo;
+  const double steps = per_step ? RecurrentSteps(query.numbers, nullptr) : 0;
   const double best_steps =
-      best_bucket ? RecurrentSteps(best_bucket->shape.numbers,
-                                   &best_bucket->values[best_row * best_bucket->shape.numbers.size()])
-                  : 0;
-  if (count && steps > 0 && best_steps > 0 && *count > best_steps) {
+      per_step ? RecurrentSteps(best_bucket->shape.numbers,
+                                &best_bucket->values[best_row * best_bucket->shape.numbers.size()])
+               : 0;
+  if (count && steps > 0 && best_steps > 0) {
     count = std::max<int64_t>(1, std::llround(static_cast<double>(*count) * steps / best_steps));
   }
   nearest_.emplace(text, count);

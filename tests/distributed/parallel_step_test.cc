@@ -119,7 +119,9 @@ TEST(LayoutSearchTest, KeepsPinnedValuesAndSortsByStepTime) {
   for (size_t i = 0; i < r->best.size(); ++i) {
     EXPECT_EQ(r->best[i].plan.tensor, 2);
     EXPECT_EQ(r->best[i].plan.gpus(), 16);
-    if (i > 0) EXPECT_LE(r->best[i - 1].time.step_s, r->best[i].time.step_s);
+    if (i > 0) {
+      EXPECT_LE(r->best[i - 1].time.step_s, r->best[i].time.step_s);
+    }
   }
   EXPECT_GE(r->evaluated, r->fitting);
 }

@@ -40,22 +40,38 @@ TEST(KernelCountsTest, UncountedKeyTakesTheNearestOfItsDtype) {
   EXPECT_EQ(counts.Of(near32), 1);  // the memo gives the same
 }
 
-// A recurrent call launches kernels per time step, layer and direction: the
-// nearest key's count scales with them, unless it launched fewer kernels
-// than it has steps (a persistent kernel walks them).
-TEST(KernelCountsTest, RecurrentCountsScaleWithTheSteps) {
+// The standard cuDNN RNN algorithm launches kernels per time step, layer and
+// direction: the nearest key's count scales with them. A persistent kernel
+// (hidden <= 192 for a forward LSTM/GRU) walks the steps in one launch: its
+// count stands. Each looks among keys of its own algorithm first, however
+// near a key of the other is.
+TEST(KernelCountsTest, RecurrentCountsFollowTheAlgorithm) {
   const std::string per_step =
       "rnn_fwd cell=gru seq=20 batch=8 input=64 hidden=256 layers=1 dirs=1 dtype=fp32 math=tf32 layout=-";
   const std::string persistent =
-      "rnn_fwd cell=lstm seq=20 batch=8 input=64 hidden=256 layers=1 dirs=1 dtype=fp32 math=tf32 layout=-";
-  KernelCounts counts({{per_step, 43}, {persistent, 4}});
+      "rnn_fwd cell=gru seq=20 batch=8 input=64 hidden=128 layers=1 dirs=1 dtype=bf16 math=bf16 layout=-";
+  KernelCounts counts({{per_step, 43}, {persistent, 4}}, 132);
   EXPECT_EQ(counts.Of(Key(
                 "rnn_fwd cell=gru seq=60 batch=8 input=64 hidden=256 layers=2 dirs=1 dtype=fp32 math=tf32 layout=-")),
             258);  // 43 x (60 x 2) / 20
   EXPECT_EQ(counts.Of(Key(
-                "rnn_fwd cell=lstm seq=60 batch=8 input=64 hidden=256 layers=2 dirs=1 dtype=fp32 math=tf32 layout=-")),
-            4);
+                "rnn_fwd cell=gru seq=60 batch=8 input=64 hidden=160 layers=2 dirs=1 dtype=fp32 math=tf32 layout=-")),
+            4);  // persistent, though the fp32 key is nearer by dtype
+  EXPECT_EQ(counts.Of(Key(
+                "rnn_fwd cell=gru seq=40 batch=8 input=64 hidden=256 layers=1 dirs=1 dtype=bf16 math=bf16 layout=-")),
+            86);  // standard, though the bf16 key is nearer by dtype: 43 x 40 / 20
   EXPECT_EQ(counts.Of(Key(per_step)), 43);
+}
+
+// Backward-weights calls launch a few kernels per layer and direction, not per
+// step: the nearest key's count stands.
+TEST(KernelCountsTest, RecurrentBackwardWeightsCountsDoNotScaleWithTheSteps) {
+  const std::string counted =
+      "rnn_bwd_weights cell=lstm seq=64 batch=32 input=512 hidden=512 layers=2 dirs=1 dtype=fp32 math=tf32 layout=-";
+  KernelCounts counts({{counted, 9}}, 132);
+  EXPECT_EQ(counts.Of(Key(
+                "rnn_bwd_weights cell=lstm seq=300 batch=32 input=512 hidden=512 layers=2 dirs=1 dtype=fp32 math=tf32 layout=-")),
+            9);
 }
 
 TEST(KernelCountsTest, KindNobodyCountedHasNoCount) {

@@ -164,7 +164,9 @@ TEST(EstimateTrace, NoCommunicationTrackOnOneGpu) {
   const json t = Trace(Priced(OneWeight(), o, H100(), {100, 20}));
   EXPECT_EQ(MetaName(t, "thread_name", 1, 2), "");
   for (const json& ev : t["traceEvents"]) {
-    if (ev["pid"] == 1) EXPECT_NE(ev["tid"], 2) << ev.dump();
+    if (ev["pid"] == 1) {
+      EXPECT_NE(ev["tid"], 2) << ev.dump();
+    }
   }
 }
 

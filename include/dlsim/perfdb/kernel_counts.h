@@ -24,17 +24,21 @@ class KernelCounts {
  public:
   KernelCounts();
   // `counts`: key text -> kernels one call launches. Keys that do not parse
-  // are never neighbours.
-  explicit KernelCounts(std::map<std::string, int64_t> counts);
+  // are never neighbours. `sm_count`: the GPU's SMs, which decide the cuDNN
+  // RNN algorithm of a recurrent key (perfdb/rnn_algo.h).
+  explicit KernelCounts(std::map<std::string, int64_t> counts, int64_t sm_count = 0);
 
   // The kernels one call of `key` launches: its own count when counted;
   // otherwise the count of the nearest counted key of the same kind, where
   // each differing dtype, math, layout or text parameter is
   // kCountMismatchDistance and each numeric parameter adds |log2 a - log2 b|
-  // (ties to the key that sorts first), scaled for a recurrent key by its
-  // time steps x layers x directions over the nearest key's when that key
-  // launched more kernels than it has steps; nullopt when no key of the kind was
-  // counted or `key` (a key's text, KernelCall::Key()) does not parse.
+  // (ties to the key that sorts first). A recurrent key's neighbours are
+  // the keys cuDNN runs with the same RNN algorithm, when any was counted: a
+  // persistent kernel walks every time step in one launch, the standard
+  // algorithm launches kernels per step, layer and direction, so its count
+  // (forward and backward-data) is the nearest key's scaled by time steps x
+  // layers x directions. nullopt when no key of the kind was counted or
+  // `key` (a key's text, KernelCall::Key()) does not parse.
   // Thread-safe.
   std::optional<int64_t> Of(const std::string& key) const;
 
@@ -56,7 +60,8 @@ class KernelCounts {
     std::vector<size_t> ranks;
     std::vector<int64_t> counts;
   };
-  static Point Encode(const ParsedKey& key, int64_t count);
+  // A recurrent key's categories end with "algo=<its cuDNN RNN algorithm>".
+  Point Encode(const ParsedKey& key, int64_t count) const;
   // seq x layers x dirs of a recurrent key's numbers (`values` in their
   // order, else the numbers' own); 0 for keys without `seq`.
   static double RecurrentSteps(const std::vector<std::pair<std::string, double>>& numbers,
@@ -68,6 +73,7 @@ class KernelCounts {
   const std::vector<Bucket>& BucketsOf(const std::string& kind) const;
 
   std::map<std::string, int64_t> exact_;  // sorted: a kind's keys are one range
+  int64_t sm_count_ = 0;
   mutable std::unique_ptr<std::mutex> mutex_;
   mutable std::map<std::string, std::vector<Bucket>> buckets_;  // kind -> its keys, encoded
   mutable std::unordered_map<std::string, std::optional<int64_t>> nearest_;  // memo of Of
