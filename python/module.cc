@@ -151,7 +151,9 @@ std::string ScaleJson(const std::string& job_path, const std::string& machine_na
   const TrainingJob job = ValueOrThrow(LoadTrainingJob(job_path));
   const std::unique_ptr<PricedMachine> m = ValueOrThrow(PricedMachine::Load(machine_name));
   LayoutSearchResult r = ValueOrThrow(RunScaleJob(job, request, *m));
-  const ScaleReportContext ctx{m->machine().name, job.train_tokens};
+  ScaleReportContext ctx;
+  ctx.machine = m->machine().name;
+  ctx.train_tokens = job.train_tokens;
   return request.search ? LayoutSearchToJson(r, ctx) : ParallelStepToJson(r.best.front(), ctx);
 }
 

@@ -102,7 +102,9 @@ Status RunScale(const CLI::App& cmd, const ScaleArgs& a) {
   request.gpus = a.gpus;
   request.top = static_cast<size_t>(a.top);
   DLSIM_ASSIGN_OR_RETURN(LayoutSearchResult r, RunScaleJob(job, request, *target));
-  ScaleReportContext ctx{target->machine().name, job.train_tokens};
+  ScaleReportContext ctx;
+  ctx.machine = target->machine().name;
+  ctx.train_tokens = job.train_tokens;
   if (!a.baseline.empty()) {
     DLSIM_ASSIGN_OR_RETURN(std::unique_ptr<PricedMachine> base, PricedMachine::Load(a.baseline));
     auto on_base = RunScaleJob(job, request, *base);
