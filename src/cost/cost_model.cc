@@ -70,7 +70,7 @@ Result<DatabasePricers> ScaledReference(const Machine& machine, std::vector<std:
     if (!p) return nullptr;
     return std::make_shared<ScaledPricer>(p, ref->device, target, RooflineParams{}, issue);
   };
-  return DatabasePricers{scale(db.measured), scale(db.fitted), scale(db.stand_in)};
+  return DatabasePricers{scale(db.measured), scale(db.fitted), scale(db.stand_in), db.counts};
 }
 
 }  // namespace
@@ -90,12 +90,28 @@ Result<CostModel> CostModel::ForMachine(const Machine& machine) {
                         scaled.stand_in}) {
     if (p) model.AddPricer(p);
   }
+  model.AddKernelCounts(own.counts);
+  model.AddKernelCounts(scaled.counts);
   return model;
 }
 
+void CostModel::AddKernelCounts(std::shared_ptr<const KernelCounts> counts) {
+  if (counts) counts_.push_back(std::move(counts));
+}
+
+// A call launches the same kernels whichever source priced it: its count
+// comes from the databases' counts, not from the pricer.
 CallCost CostModel::Price(const KernelCall& call) const {
   for (const auto& pricer : chain_) {
-    if (auto cost = pricer->Price(call)) return *cost;
+    if (auto cost = pricer->Price(call)) {
+      for (const auto& counts : counts_) {
+        if (auto n = counts->Of(call.Key())) {
+          cost->kernels = *n;
+          break;
+        }
+      }
+      return *cost;
+    }
   }
   DLSIM_CHECK_MSG(false, "the roofline pricer always prices");
   return CallCost{};

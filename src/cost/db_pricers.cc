@@ -41,23 +41,6 @@ class MeasuredPricer : public KernelPricer {
   DeviceSpec device_;
 };
 
-// Adds the kernels per call (KernelCounts) to the inner pricer's costs.
-class KernelCountPricer : public KernelPricer {
- public:
-  KernelCountPricer(std::shared_ptr<const KernelPricer> inner,
-                    std::shared_ptr<const KernelCounts> counts)
-      : inner_(std::move(inner)), counts_(std::move(counts)) {}
-  std::optional<CallCost> Price(const KernelCall& call) const override {
-    std::optional<CallCost> c = inner_->Price(call);
-    if (c) c->kernels = counts_->Of(call.Key()).value_or(1);
-    return c;
-  }
-
- private:
-  std::shared_ptr<const KernelPricer> inner_;
-  std::shared_ptr<const KernelCounts> counts_;  // shared by a database's pricers
-};
-
 // The database times each call with its inputs cold in L2, so a GEMM takes at
 // least the time to read its operands once from device memory at the
 // datasheet bandwidth. A fitted price below that (the neighbour correction of
@@ -160,16 +143,13 @@ Result<std::optional<FittedModels>> LoadStoredFit(const PerfDb& db, const std::s
   return std::optional<FittedModels>();
 }
 
-// `inner` with the machine's L2-resident factors and the database's kernel
-// counts (null when it counted none).
+// `inner` with the machine's L2-resident factors.
 std::shared_ptr<const KernelPricer> Wrapped(std::shared_ptr<const KernelPricer> inner,
-                                            const Machine& machine,
-                                            const std::shared_ptr<const KernelCounts>& counts) {
+                                            const Machine& machine) {
   if (!machine.calibration.l2_resident_factor.empty()) {
     inner = std::make_shared<L2ResidentPricer>(inner, machine.calibration.l2_resident_factor,
                                                machine.device.l2_bytes);
   }
-  if (counts) inner = std::make_shared<KernelCountPricer>(inner, counts);
   return inner;
 }
 
@@ -196,13 +176,12 @@ Result<DatabasePricers> BuildDatabasePricers(const Machine& machine,
                                                         : machine.calibration.db_gpu;
   DLSIM_ASSIGN_OR_RETURN(TimingTable table, db->LoadTimings(gpu));
   DLSIM_ASSIGN_OR_RETURN(auto counted, db->LoadKernelCounts(gpu));
-  std::shared_ptr<const KernelCounts> counts;  // one index of the counts for every tier
-  if (!counted.empty()) {
-    counts = std::make_shared<const KernelCounts>(std::move(counted), machine.device.sm_count);
-  }
   DatabasePricers out;
+  if (!counted.empty()) {
+    out.counts = std::make_shared<const KernelCounts>(std::move(counted), machine.device.sm_count);
+  }
   out.measured = Wrapped(std::make_shared<MeasuredPricer>(std::move(table), machine.device),
-                         machine, counts);
+                         machine);
   DLSIM_ASSIGN_OR_RETURN(std::optional<FittedModels> fit, LoadStoredFit(*db, gpu, notes));
   if (!fit) {
     DLSIM_ASSIGN_OR_RETURN(auto records, db->RecordsOfGpu(gpu));
@@ -212,9 +191,9 @@ Result<DatabasePricers> BuildDatabasePricers(const Machine& machine,
   if (fit) {
     auto models = std::make_shared<const FittedModels>(std::move(*fit));
     out.fitted = Wrapped(std::make_shared<FittedPricer>(models, machine.device, FitMath::kExact),
-                         machine, counts);
+                         machine);
     out.stand_in = Wrapped(
-        std::make_shared<FittedPricer>(models, machine.device, FitMath::kStandIn), machine, counts);
+        std::make_shared<FittedPricer>(models, machine.device, FitMath::kStandIn), machine);
   }
   return out;
 }

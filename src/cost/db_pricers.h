@@ -9,6 +9,7 @@
 
 #include "dlsim/cost/cost_model.h"
 #include "dlsim/machine/machine.h"
+#include "dlsim/perfdb/kernel_counts.h"
 #include "dlsim/util/status.h"
 
 namespace dlsim {
@@ -22,6 +23,8 @@ struct DatabasePricers {
   std::shared_ptr<const KernelPricer> measured;
   std::shared_ptr<const KernelPricer> fitted;
   std::shared_ptr<const KernelPricer> stand_in;
+  // The kernels per call its database counted (null when it counted none).
+  std::shared_ptr<const KernelCounts> counts;
   // Measured, fitted, stand-in (null when measured is).
   std::shared_ptr<const KernelPricer> All() const;
 };

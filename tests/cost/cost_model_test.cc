@@ -50,10 +50,23 @@ KernelCall Gemm(int64_t n, DType dtype = DType::kFloat32, MathMode math = MathMo
 KernelCall Fp16Gemm(int64_t n) { return Gemm(n, DType::kFloat16, MathMode::kFp16); }
 KernelCall Bf16Gemm(int64_t n) { return Gemm(n, DType::kBFloat16, MathMode::kBf16); }
 
-// A database of one GPU holding each call measured at its time (ms).
+// A database of one GPU holding each call measured at its time (ms), and
+// the kernels per call of those in `counted`.
 std::string DatabaseWith(const std::string& name, const std::string& gpu,
-                         const std::vector<std::pair<KernelCall, double>>& timed) {
+                         const std::vector<std::pair<KernelCall, double>>& timed,
+                         const std::vector<std::pair<KernelCall, int>>& counted = {}) {
   std::vector<MeasurementRecord> records;
+  for (const auto& [call, kernels] : counted) {
+    MeasurementRecord r;
+    r.gpu_name = gpu;
+    r.gpu_sms = 10;
+    r.key = call.Key();
+    r.algo = "torch-kernels";
+    r.status = "counted";
+    r.kernels.resize(kernels);
+    for (auto& k : r.kernels) k.name = "k";
+    records.push_back(r);
+  }
   for (const auto& [call, ms] : timed) {
     MeasurementRecord r;
     r.gpu_name = gpu;
@@ -92,7 +105,8 @@ class ReferenceFallbackTest : public ::testing::Test {
         "ref.yaml", "Ref GPU",
         DatabaseWith("ref.sqlite", "Ref GPU",
                      {{Relu(), 0.1}, {Gemm(128), 0.3}, {Bf16Gemm(64), 0.02}, {Bf16Gemm(96), 0.03},
-                      {Bf16Gemm(160), 0.05}, {Bf16Gemm(256), 0.1}}),
+                      {Bf16Gemm(160), 0.05}, {Bf16Gemm(256), 0.1}},
+                     {{Gemm(64), 2}, {Relu(), 1}}),
         "");
     const std::string own = MachineFile(
         "own.yaml", "Own GPU",
@@ -149,6 +163,17 @@ TEST_F(ReferenceFallbackTest, AFittedGemmReadsItsOperandsAtNoMoreThanTheDatashee
   EXPECT_EQ(c.source, CostSource::kFitted);
   EXPECT_DOUBLE_EQ(c.time_s, 2e-3);
   EXPECT_LT(model_.Price(Fp16Gemm(200)).time_s, 0.2e-3);
+}
+
+TEST_F(ReferenceFallbackTest, KernelCountsComeFromTheReferenceWhenThisGpuCountedNone) {
+  // A call launches the same kernels whichever source priced it: this GPU's
+  // measured GEMM and its fitted one take the reference's counts (the
+  // nearest counted key's for a shape it did not count).
+  EXPECT_EQ(model_.Price(Gemm(64)).source, CostSource::kMeasured);
+  EXPECT_EQ(model_.Price(Gemm(64)).kernels, 2);
+  EXPECT_EQ(model_.Price(Gemm(200)).source, CostSource::kFitted);
+  EXPECT_EQ(model_.Price(Gemm(200)).kernels, 2);
+  EXPECT_EQ(model_.Price(Relu()).kernels, 1);
 }
 
 TEST_F(ReferenceFallbackTest, ThisMachinesL2ResidentFactorsApplyToItsOwnDatabaseOnly) {

@@ -16,6 +16,8 @@
 
 namespace dlsim {
 
+class KernelCounts;
+
 enum class CostSource { kMeasured, kFitted, kScaled, kRoofline };
 const char* CostSourceName(CostSource source);  // "measured", ...
 
@@ -31,9 +33,10 @@ struct CallCost {
   std::string algo;               // algorithm priced (measured convs)
   double heuristic_time_s = -1;   // time of cuDNN's heuristic pick, if known
   std::string heuristic_algo;     // the heuristic's pick, "" if unknown
-  // GPU kernels the call launches: counted for its key on this GPU (or the
-  // nearest counted key's count, include/dlsim/perfdb/kernel_counts.h); 1
-  // when the database counted none of its kind.
+  // GPU kernels the call launches, whichever source priced it: counted for
+  // its key in this GPU's database, else in the scale_from reference's (or
+  // the nearest counted key's count, include/dlsim/perfdb/kernel_counts.h);
+  // 1 when neither counted a key of its kind.
   int64_t kernels = 1;
 };
 
@@ -61,10 +64,13 @@ class CostModel {
   void AddPricer(std::shared_ptr<const KernelPricer> pricer) {
     chain_.insert(chain_.end() - 1, std::move(pricer));
   }
+  // Kernel counts to consult after those added before (null is skipped).
+  void AddKernelCounts(std::shared_ptr<const KernelCounts> counts);
 
  private:
   std::shared_ptr<const Machine> machine_;
   std::vector<std::shared_ptr<const KernelPricer>> chain_;  // roofline last
+  std::vector<std::shared_ptr<const KernelCounts>> counts_;  // this GPU's, then the reference's
   std::vector<std::string> notes_;
 };
 
