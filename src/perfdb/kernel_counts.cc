@@ -110,11 +110,6 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
   auto key = ParseKernelKey(text);
   if (!key.ok()) return std::nullopt;
   const Point query = Encode(*key, 0);
-  double best = std::numeric_limits<double>::infinity();
-  size_t best_rank = 0;
-  std::optional<int64_t> count;
-  const Bucket* best_bucket = nullptr;  // where the nearest key is, and its row there
-  size_t best_row = 0;
   const auto& buckets = BucketsOf(KernelKindName(key->kind));
   // A recurrent key looks among the keys of its own RNN algorithm first.
   const std::string algo = AlgoCategory(query.categories);
@@ -122,10 +117,11 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
       !algo.empty() && std::any_of(buckets.begin(), buckets.end(), [&](const Bucket& b) {
         return AlgoCategory(b.shape.categories) == algo;
       });
+  std::vector<Neighbour> nearest;  // the kCountNeighbours nearest so far, nearest first
   for (const Bucket& bucket : buckets) {
     if (algo_counted && AlgoCategory(bucket.shape.categories) != algo) continue;
     const double shape_d = ShapeDistance(query, bucket.shape);
-    if (shape_d > best) continue;
+    if (nearest.size() == kCountNeighbours && shape_d > nearest.back().distance) continue;
     // The query's value per bucket dimension, NaN where it lacks the name
     // (ShapeDistance counted that).
     const size_t dims = bucket.shape.numbers.size();
@@ -144,31 +140,50 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
       for (size_t i = 0; i < dims; ++i) {
         if (q[i] == q[i]) d += std::abs(q[i] - bucket.values[p * dims + i]);
       }
-      // Ties keep the key that sorts first.
-      if (d < best || (d == best && count && bucket.ranks[p] < best_rank)) {
-        best = d;
-        best_rank = bucket.ranks[p];
-        count = bucket.counts[p];
-        best_bucket = &bucket;
-        best_row = p;
-      }
+      Insert(Neighbour{d, bucket.ranks[p], &bucket, p}, &nearest);
     }
   }
+  std::vector<int64_t> votes;
+  for (const Neighbour& n : nearest) votes.push_back(CountFor(*key, query, algo, n));
+  const std::optional<int64_t> count = MostCommon(votes);
+  nearest_.emplace(text, count);
+  return count;
+}
+
+void KernelCounts::Insert(const Neighbour& n, std::vector<Neighbour>* nearest) {
+  // Nearer first; equally near, the key that sorts first.
+  auto before = [](const Neighbour& a, const Neighbour& b) {
+    return a.distance < b.distance || (a.distance == b.distance && a.rank < b.rank);
+  };
+  if (nearest->size() == kCountNeighbours && !before(n, nearest->back())) return;
+  nearest->insert(std::upper_bound(nearest->begin(), nearest->end(), n, before), n);
+  if (nearest->size() > kCountNeighbours) nearest->pop_back();
+}
+
+int64_t KernelCounts::CountFor(const ParsedKey& key, const Point& query, const std::string& algo,
+                               const Neighbour& n) {
+  const int64_t count = n.bucket->counts[n.row];
   // The standard RNN algorithm launches its kernels per time step, layer and
   // direction (its backward-weights call a few per layer and direction).
   const bool per_step = algo == kAlgoCategory + std::string(RnnAlgoName(RnnAlgo::kStandard)) &&
-                        key->kind != KernelKind::kRnnBwdWeights &&
-                        best_bucket != nullptr && AlgoCategory(best_bucket->shape.categories) == algo;
-  const double steps = per_step ? RecurrentSteps(query.numbers, nullptr) : 0;
-  const double best_steps =
-      per_step ? RecurrentSteps(best_bucket->shape.numbers,
-                                &best_bucket->values[best_row * best_bucket->shape.numbers.size()])
-               : 0;
-  if (count && steps > 0 && best_steps > 0) {
-    count = std::max<int64_t>(1, std::llround(static_cast<double>(*count) * steps / best_steps));
+                        key.kind != KernelKind::kRnnBwdWeights &&
+                        AlgoCategory(n.bucket->shape.categories) == algo;
+  if (!per_step) return count;
+  const double steps = RecurrentSteps(query.numbers, nullptr);
+  const double their_steps = RecurrentSteps(
+      n.bucket->shape.numbers, &n.bucket->values[n.row * n.bucket->shape.numbers.size()]);
+  if (!(steps > 0 && their_steps > 0)) return count;
+  return std::max<int64_t>(1, std::llround(static_cast<double>(count) * steps / their_steps));
+}
+
+std::optional<int64_t> KernelCounts::MostCommon(const std::vector<int64_t>& votes) {
+  std::optional<int64_t> best;
+  int best_n = 0;
+  for (int64_t v : votes) {  // nearest first: a tie goes to the nearer count
+    const int n = static_cast<int>(std::count(votes.begin(), votes.end(), v));
+    if (n > best_n) best = v, best_n = n;
   }
-  nearest_.emplace(text, count);
-  return count;
+  return best;
 }
 
 double KernelCounts::RecurrentSteps(const std::vector<std::pair<std::string, double>>& numbers,

@@ -74,6 +74,26 @@ TEST(KernelCountsTest, RecurrentBackwardWeightsCountsDoNotScaleWithTheSteps) {
             9);
 }
 
+// The five nearest counted keys vote: the most common count wins, a tie goes
+// to the nearer. One odd neighbour (a shape where cuDNN added a transform)
+// does not decide a key's count alone.
+TEST(KernelCountsTest, TheFiveNearestVote) {
+  auto rows = [](int r) {
+    return "reduction op=sum rows=" + std::to_string(r) + " cols=64 dtype=fp32 math=fp32 layout=-";
+  };
+  KernelCounts counts({{rows(100), 3}, {rows(80), 1}, {rows(128), 1}, {rows(60), 1},
+                       {rows(200), 3}, {rows(4000), 3}});
+  // rows=100 itself is counted: its own count.
+  EXPECT_EQ(counts.Of(Key(rows(100))), 3);
+  // rows=101: nearest 100 (3), then 80, 128, 60 (1 each) and 200 (3): 1 wins 3 to 2.
+  EXPECT_EQ(counts.Of(Key(rows(101))), 1);
+  // rows=150: 128 (1), 200 (3), 100 (3), 80 (1), 60 (1): 1 wins 3 to 2.
+  EXPECT_EQ(counts.Of(Key(rows(150))), 1);
+  // One vote each: the nearer count wins.
+  KernelCounts even({{rows(100), 3}, {rows(80), 1}});
+  EXPECT_EQ(even.Of(Key(rows(95))), 3);
+}
+
 TEST(KernelCountsTest, KindNobodyCountedHasNoCount) {
   KernelCounts counts({{kConv16, 4}});
   EXPECT_FALSE(counts.Of(Key("gemm m=64 n=64 k=64 trans_a=0 trans_b=0 dtype=fp16 math=fp32 layout=-"))
