@@ -50,6 +50,18 @@ KernelCall Gemm(int64_t n, DType dtype = DType::kFloat32, MathMode math = MathMo
 KernelCall Fp16Gemm(int64_t n) { return Gemm(n, DType::kFloat16, MathMode::kFp16); }
 KernelCall Bf16Gemm(int64_t n) { return Gemm(n, DType::kBFloat16, MathMode::kBf16); }
 
+// A record of `call` on `gpu` (10 SMs) with its algorithm and status.
+MeasurementRecord RecordOf(const KernelCall& call, const std::string& gpu, const std::string& algo,
+                           const std::string& status) {
+  MeasurementRecord r;
+  r.gpu_name = gpu;
+  r.gpu_sms = 10;
+  r.key = call.Key();
+  r.algo = algo;
+  r.status = status;
+  return r;
+}
+
 // A database of one GPU holding each call measured at its time (ms), and
 // the kernels per call of those in `counted`.
 std::string DatabaseWith(const std::string& name, const std::string& gpu,
@@ -57,23 +69,13 @@ std::string DatabaseWith(const std::string& name, const std::string& gpu,
                          const std::vector<std::pair<KernelCall, int>>& counted = {}) {
   std::vector<MeasurementRecord> records;
   for (const auto& [call, kernels] : counted) {
-    MeasurementRecord r;
-    r.gpu_name = gpu;
-    r.gpu_sms = 10;
-    r.key = call.Key();
-    r.algo = "torch-kernels";
-    r.status = "counted";
+    MeasurementRecord r = RecordOf(call, gpu, "torch-kernels", "counted");
     r.kernels.resize(kernels);
     for (auto& k : r.kernels) k.name = "k";
     records.push_back(r);
   }
   for (const auto& [call, ms] : timed) {
-    MeasurementRecord r;
-    r.gpu_name = gpu;
-    r.gpu_sms = 10;
-    r.key = call.Key();
-    r.algo = "-";
-    r.status = "ok";
+    MeasurementRecord r = RecordOf(call, gpu, "-", "ok");
     r.median_ms = r.min_ms = r.max_ms = r.p10_ms = r.p90_ms = ms;
     r.reps = 10;
     records.push_back(r);
