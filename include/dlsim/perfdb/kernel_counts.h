@@ -36,9 +36,9 @@ class KernelCounts {
   // (equally near, the key that sorts first). A recurrent key's neighbours are
   // the keys cuDNN runs with the same RNN algorithm, when any was counted: a
   // persistent kernel walks every time step in one launch, the standard
-  // algorithm launches kernels per step, layer and direction, so its count
-  // (forward and backward-data) is the nearest key's scaled by time steps x
-  // layers x directions. nullopt when no key of the kind was counted or
+  // algorithm launches kernels per step, layer and direction, so each
+  // neighbour's count votes scaled by time steps x layers x directions
+  // (forward and backward-data). nullopt when no key of the kind was counted or
   // `key` (a key's text, KernelCall::Key()) does not parse.
   // Thread-safe.
   std::optional<int64_t> Of(const std::string& key) const;
