@@ -29,10 +29,10 @@ import numpy as np
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-def counted(path):
+def counted(path, hint=""):
     """kind -> {key: kernels per call} of a database's counted records."""
     if not os.path.exists(path):
-        sys.exit(f"count_neighbours.py: {path}: no such database")
+        sys.exit(f"count_neighbours.py: {path}: no such database{hint}")
     out = collections.defaultdict(dict)
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     for key, n in con.execute("SELECT key, json_array_length(kernels) FROM measurements "
@@ -85,7 +85,8 @@ def main():
     ap.add_argument("--k", default="1,3,5,9")
     a = ap.parse_args()
     ks = [int(k) for k in a.k.split(",")]
-    full, blind = counted(a.full), counted(a.blind)
+    full = counted(a.full)
+    blind = counted(a.blind, " (python3 bench/accuracy/blind.py writes it)")
     within = collections.Counter()
     total = 0
     print(f"{'kind':<18} {'neighbours':>10} {'held out':>8}  " + "  ".join(f"k={k:<5}" for k in ks))
