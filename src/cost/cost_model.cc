@@ -104,8 +104,9 @@ void CostModel::AddKernelCounts(std::shared_ptr<const KernelCounts> counts) {
 CallCost CostModel::Price(const KernelCall& call) const {
   for (const auto& pricer : chain_) {
     if (auto cost = pricer->Price(call)) {
+      const std::string key = counts_.empty() ? std::string() : call.Key();
       for (const auto& counts : counts_) {
-        if (auto n = counts->Of(call.Key())) {
+        if (auto n = counts->Of(key)) {
           cost->kernels = *n;
           break;
         }

@@ -44,6 +44,11 @@ const std::vector<KernelCounts::Bucket>& KernelCounts::BucketsOf(const std::stri
 namespace {
 
 constexpr char kAlgoCategory[] = "algo=";
+// The category of a key the standard RNN algorithm runs.
+const std::string& StandardAlgoCategory() {
+  static const std::string category = std::string(kAlgoCategory) + RnnAlgoName(RnnAlgo::kStandard);
+  return category;
+}
 
 // The "algo=..." category of a recurrent key's point ("" for other keys).
 std::string AlgoCategory(const std::vector<std::string>& categories) {
@@ -143,8 +148,14 @@ std::optional<int64_t> KernelCounts::Of(const std::string& text) const {
       Insert(Neighbour{d, bucket.ranks[p], &bucket, p}, &nearest);
     }
   }
+  // The standard RNN algorithm launches its kernels per time step, layer and
+  // direction (its backward-weights call a few per layer and direction).
+  const bool per_step = algo == StandardAlgoCategory() && key->kind != KernelKind::kRnnBwdWeights;
   std::vector<int64_t> votes;
-  for (const Neighbour& n : nearest) votes.push_back(CountFor(*key, query, algo, n));
+  for (const Neighbour& n : nearest) {
+    const bool same_algo = algo_counted || AlgoCategory(n.bucket->shape.categories) == algo;
+    votes.push_back(per_step && same_algo ? CountPerStep(query, n) : n.bucket->counts[n.row]);
+  }
   const std::optional<int64_t> count = MostCommon(votes);
   nearest_.emplace(text, count);
   return count;
@@ -160,15 +171,8 @@ void KernelCounts::Insert(const Neighbour& n, std::vector<Neighbour>* nearest) {
   if (nearest->size() > kCountNeighbours) nearest->pop_back();
 }
 
-int64_t KernelCounts::CountFor(const ParsedKey& key, const Point& query, const std::string& algo,
-                               const Neighbour& n) {
+int64_t KernelCounts::CountPerStep(const Point& query, const Neighbour& n) {
   const int64_t count = n.bucket->counts[n.row];
-  // The standard RNN algorithm launches its kernels per time step, layer and
-  // direction (its backward-weights call a few per layer and direction).
-  const bool per_step = algo == kAlgoCategory + std::string(RnnAlgoName(RnnAlgo::kStandard)) &&
-                        key.kind != KernelKind::kRnnBwdWeights &&
-                        AlgoCategory(n.bucket->shape.categories) == algo;
-  if (!per_step) return count;
   const double steps = RecurrentSteps(query.numbers, nullptr);
   const double their_steps = RecurrentSteps(
       n.bucket->shape.numbers, &n.bucket->values[n.row * n.bucket->shape.numbers.size()]);

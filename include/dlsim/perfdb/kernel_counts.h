@@ -73,9 +73,9 @@ class KernelCounts {
   };
   // Adds `n` to `nearest` (at most kCountNeighbours, nearest first).
   static void Insert(const Neighbour& n, std::vector<Neighbour>* nearest);
-  // Neighbour n's count for `key` (scaled by the steps for a per-step RNN).
-  static int64_t CountFor(const ParsedKey& key, const Point& query, const std::string& algo,
-                          const Neighbour& n);
+  // Neighbour n's count scaled by the query's time steps over its own (the
+  // standard RNN algorithm's per-step launches).
+  static int64_t CountPerStep(const Point& query, const Neighbour& n);
   // The most common of `votes` (nearest first), a tie to the nearer.
   static std::optional<int64_t> MostCommon(const std::vector<int64_t>& votes);
   // A recurrent key's categories end with "algo=<its cuDNN RNN algorithm>".
