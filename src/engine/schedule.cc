@@ -54,22 +54,27 @@ std::vector<int> AssignStreams(const std::vector<double>& start_s, const std::ve
 }
 
 // Eager: the host issues task i after dispatching it; the device runs it
-// when both the host has issued it and the previous task has finished.
+// when both the host has issued it and the previous task has finished. A
+// task whose dispatch ends in `streamed_s` of per-kernel launches starts
+// when that part begins and cannot end before its last launch.
 void Eager(const std::vector<double>& device_s, const std::vector<double>& dispatch_s,
-           ScheduleResult* r) {
+           const std::vector<double>& streamed_s, ScheduleResult* r) {
   double host = 0, device = 0;
   const size_t n = device_s.size();
   r->start_s.resize(n);
   r->dispatch_start_s.resize(n);
   r->dispatch_end_s.resize(n);
   r->eager_start_s.resize(n);
+  r->eager_end_s.resize(n);
   double stream = 0;
   for (size_t i = 0; i < n; ++i) {
     r->dispatch_start_s[i] = host;
     host += dispatch_s[i];
     r->dispatch_end_s[i] = host;
-    r->eager_start_s[i] = std::max(device, host);
-    device = r->eager_start_s[i] + device_s[i];
+    const double streamed = streamed_s.empty() ? 0.0 : std::min(streamed_s[i], dispatch_s[i]);
+    r->eager_start_s[i] = std::max(device, host - streamed);
+    device = std::max(r->eager_start_s[i] + device_s[i], streamed > 0 ? host : 0.0);
+    r->eager_end_s[i] = device;
     r->start_s[i] = stream;
     stream += device_s[i];
   }
@@ -98,27 +103,30 @@ Result<TaskDag> TaskDag::Build(std::vector<std::string> names, std::vector<std::
 }
 
 ScheduleResult ScheduleTimes(const TaskDag& dag, const std::vector<double>& device_s,
-                             const std::vector<double>& dispatch_s) {
+                             const std::vector<double>& dispatch_s,
+                             const std::vector<double>& streamed_dispatch_s) {
   DLSIM_CHECK(device_s.size() == dag.size() && dispatch_s.size() == dag.size());
+  DLSIM_CHECK(streamed_dispatch_s.empty() || streamed_dispatch_s.size() == dag.size());
   ScheduleResult result;
   CriticalPath(dag.deps_, dag.order_, device_s, &result);
   result.stream = AssignStreams(result.parallel_start_s, device_s);
-  Eager(device_s, dispatch_s, &result);
+  Eager(device_s, dispatch_s, streamed_dispatch_s, &result);
   return result;
 }
 
 Result<ScheduleResult> Schedule(const std::vector<Task>& tasks) {
   std::vector<std::string> names;
   std::vector<std::vector<size_t>> deps;
-  std::vector<double> device_s, dispatch_s;
+  std::vector<double> device_s, dispatch_s, streamed_s;
   for (const Task& t : tasks) {
     names.push_back(t.name);
     deps.push_back(t.deps);
     device_s.push_back(t.device_s);
     dispatch_s.push_back(t.dispatch_s);
+    streamed_s.push_back(t.streamed_dispatch_s);
   }
   DLSIM_ASSIGN_OR_RETURN(TaskDag dag, TaskDag::Build(std::move(names), std::move(deps)));
-  return ScheduleTimes(dag, device_s, dispatch_s);
+  return ScheduleTimes(dag, device_s, dispatch_s, streamed_s);
 }
 
 }  // namespace dlsim

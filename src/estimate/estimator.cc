@@ -199,26 +199,29 @@ void CountRnnKernels(const std::vector<CallCost>& costs, LayerTimes* t) {
 struct TaskTimes {
   std::vector<double> device_s;
   std::vector<double> dispatch_s;
+  std::vector<double> streamed_dispatch_s;  // an RNN's per-kernel launches
 };
 
 // Device and dispatch time of each task of the DAG: `layers` parallel to the
 // graph's nodes, plus the optimizer last in training.
 TaskTimes TimeTasks(size_t task_count, size_t graph_nodes, const std::vector<LayerTimes>& layers,
                     int64_t float_initializers, const HostSpec& host) {
-  TaskTimes t{std::vector<double>(task_count, 0.0), std::vector<double>(task_count, 0.0)};
+  TaskTimes t{std::vector<double>(task_count, 0.0), std::vector<double>(task_count, 0.0),
+              std::vector<double>(task_count, 0.0)};
   const size_t n = graph_nodes;
   for (size_t i = 0; i < n; ++i) {
     t.device_s[i] = layers[i].fwd_s;
-    t.dispatch_s[i] = NodeForwardDispatchS(host, *layers[i].calls) +
-                      RnnPerKernelS(host) * static_cast<double>(layers[i].rnn_fwd_kernels);
+    t.streamed_dispatch_s[i] = RnnPerKernelS(host) * static_cast<double>(layers[i].rnn_fwd_kernels);
+    t.dispatch_s[i] = NodeForwardDispatchS(host, *layers[i].calls) + t.streamed_dispatch_s[i];
   }
   if (task_count == n) return t;
   for (size_t r = 0; r < n; ++r) {
     const size_t i = n - 1 - r;
     t.device_s[n + r] = layers[i].bwd_s;
+    t.streamed_dispatch_s[n + r] = RnnPerKernelS(host) * static_cast<double>(layers[i].rnn_bwd_kernels);
     t.dispatch_s[n + r] = NodeBackwardDispatchS(host, *layers[i].calls, layers[i].bwd_s > 0) +
                           BucketCopyDispatchS(host, *layers[i].calls) +  // data parallel only
-                          RnnPerKernelS(host) * static_cast<double>(layers[i].rnn_bwd_kernels);
+                          t.streamed_dispatch_s[n + r];
   }
   const LayerTimes& o = layers[n];
   t.device_s.back() = o.fwd_s + o.bwd_s;
@@ -339,7 +342,7 @@ Result<PlannedTimes> ScheduleSteps(const Graph& graph, const EstimatePlan& plan,
                                    const EstimateOptions& options, ScheduleResult* sched_out) {
   const TaskTimes times = TimeTasks(plan.dag.size(), graph.nodes.size(), layers,
                                     plan.float_initializers, machine.host);
-  ScheduleResult sched = ScheduleTimes(plan.dag, times.device_s, times.dispatch_s);
+  ScheduleResult sched = ScheduleTimes(plan.dag, times.device_s, times.dispatch_s, times.streamed_dispatch_s);
   PlannedTimes t;
   t.gpu_time_s = sched.one_stream_s;
   t.critical_path_s = sched.critical_path_s;
@@ -502,7 +505,7 @@ Status RescheduleEstimate(const Graph& graph, const HostSpec& host, Estimate* e)
   DLSIM_ASSIGN_OR_RETURN(TaskDag dag, BuildTaskDag(graph, training, e->optimizer));
   const TaskTimes times = TimeTasks(dag.size(), graph.nodes.size(), TimesOfLayers(e->layers),
                                     FloatInitializers(graph).tensors, host);
-  ScheduleResult sched = ScheduleTimes(dag, times.device_s, times.dispatch_s);
+  ScheduleResult sched = ScheduleTimes(dag, times.device_s, times.dispatch_s, times.streamed_dispatch_s);
   e->critical_path.clear();
   e->source_share.clear();
   e->flops = e->bytes = e->p10_s = e->p90_s = 0;

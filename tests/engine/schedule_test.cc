@@ -38,6 +38,30 @@ TEST(ScheduleTest, EagerIsHostBoundWhenKernelsAreShort) {
   EXPECT_DOUBLE_EQ(r->eager_s, 62e-6);  // last dispatch at 60 us, then its 2 us kernel
 }
 
+// An RNN's dispatch ends in 80 us of per-kernel launches: its device work
+// starts when they begin (30 us) and ends with the last launch when the
+// host is the slower (110 us), or its device time later when the device is.
+TEST(ScheduleTest, StreamedDispatchOverlapsItsOwnKernels) {
+  std::vector<Task> t(3);
+  t[0] = {"embed", 1e-6, 10e-6, {}};
+  t[1] = {"rnn", 50e-6, 100e-6, {0}, 80e-6};
+  t[2] = {"head", 1e-6, 10e-6, {1}};
+  auto host_bound = Schedule(t);
+  ASSERT_TRUE(host_bound.ok());
+  EXPECT_DOUBLE_EQ(host_bound->eager_start_s[1], 30e-6);
+  EXPECT_DOUBLE_EQ(host_bound->eager_end_s[1], 110e-6);
+  EXPECT_DOUBLE_EQ(host_bound->eager_s, 121e-6);  // head: dispatched at 120 us, 1 us kernel
+  t[1].device_s = 200e-6;
+  auto device_bound = Schedule(t);
+  ASSERT_TRUE(device_bound.ok());
+  EXPECT_DOUBLE_EQ(device_bound->eager_end_s[1], 230e-6);
+  EXPECT_DOUBLE_EQ(device_bound->eager_s, 231e-6);
+  t[1].streamed_dispatch_s = 0;  // all launched before any runs
+  auto unstreamed = Schedule(t);
+  ASSERT_TRUE(unstreamed.ok());
+  EXPECT_DOUBLE_EQ(unstreamed->eager_s, 311e-6);
+}
+
 // The two branches run side by side on streams 0 and 1; the join goes back
 // to stream 0, free since a ended.
 TEST(ScheduleTest, CriticalPathTimelinePutsBranchesOnStreams) {

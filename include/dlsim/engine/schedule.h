@@ -20,6 +20,10 @@ struct Task {
   double device_s = 0;    // kernel time on the device
   double dispatch_s = 0;  // host time to dispatch it in eager mode
   std::vector<size_t> deps;  // indices of tasks that must finish first
+  // The last part of dispatch_s that launches the task's kernels one at a
+  // time (a cuDNN RNN's time steps): the device runs them as they are
+  // issued, so its work starts before the dispatch ends.
+  double streamed_dispatch_s = 0;
 };
 
 struct ScheduleResult {
@@ -36,11 +40,12 @@ struct ScheduleResult {
   std::vector<double> parallel_start_s;
   std::vector<int> stream;
   // Eager: the host dispatches task i in [dispatch_start_s, dispatch_end_s),
-  // the device runs it from eager_start_s (when both it is dispatched and
-  // the previous task has finished).
+  // the device runs it from eager_start_s (when both its first kernel is
+  // issued and the previous task has finished) to eager_end_s.
   std::vector<double> dispatch_start_s;
   std::vector<double> dispatch_end_s;
   std::vector<double> eager_start_s;
+  std::vector<double> eager_end_s;
 };
 
 // The DAG of tasks without their times, checked and topologically ordered
@@ -59,13 +64,16 @@ class TaskDag {
   std::vector<std::string> names_;
   std::vector<std::vector<size_t>> deps_;
   std::vector<size_t> order_;  // topological order (Boost.Graph)
-  friend ScheduleResult ScheduleTimes(const TaskDag&, const std::vector<double>&, const std::vector<double>&);
+  friend ScheduleResult ScheduleTimes(const TaskDag&, const std::vector<double>&, const std::vector<double>&,
+                                      const std::vector<double>&);
 };
 
-// Schedules `dag` with each task's device time and host dispatch time
-// (both parallel to the tasks).
+// Schedules `dag` with each task's device time, host dispatch time and the
+// streamed part of that dispatch (Task::streamed_dispatch_s; empty: none),
+// all parallel to the tasks.
 ScheduleResult ScheduleTimes(const TaskDag& dag, const std::vector<double>& device_s,
-                             const std::vector<double>& dispatch_s);
+                             const std::vector<double>& dispatch_s,
+                             const std::vector<double>& streamed_dispatch_s = {});
 
 // Builds the DAG of `tasks` and schedules their times.
 Result<ScheduleResult> Schedule(const std::vector<Task>& tasks);
