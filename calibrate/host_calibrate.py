@@ -18,8 +18,8 @@ the median of five loops.
   recurrent layers: rnn_fwd per call and rnn_per_kernel per kernel it
     launches: a cuDNN RNN issues its time steps' kernels from the host one
     by one, so a long sequence costs the host in proportion to its kernels
-    (a 2-layer LSTM and GRU of width 256 at 16 and 64 steps, their kernels
-    counted by the profiler: the slope and the intercept)
+    (a one-layer LSTM and GRU of width 256 at batch 1 and 8, 16 and 128 steps, their
+    kernels counted by the profiler: the slope and the intercept)
   training:
     backward: autograd's cost per node that has a backward (a chain of
       Linear+ReLU with frozen weights, forward+backward minus forward);
@@ -33,12 +33,14 @@ transformer encoder layers written as Hugging Face writes them) are timed
 too, forward and training step, and the isolated costs are scaled by the
 ratio of their measured time to the sum of their ops' isolated costs (one
 factor for the forward kinds, one for backward and per-tensor costs).
+Some hosts change pace for minutes at a time: the whole calibration runs
+three times in a row (--rounds) and each kind keeps its median.
 
 It writes the `host:` block of a machine file (YAML), with the CPU model and
 the framework version it was taken with: paste it into a machine file, or
 give it to `dlsim estimate --host FILE`.
 
-Usage: host_calibrate.py [--out HOST.yaml] [--json FILE] [--device N] [--quick]
+Usage: host_calibrate.py [--out HOST.yaml] [--json FILE] [--device N] [--quick] [--rounds R]
 """
 import argparse
 import json
@@ -127,24 +129,31 @@ def forward_ops(dev):
 
 
 def rnn_costs(dev, calls):
-    """{rnn_fwd, rnn_per_kernel} in us, and the runs they come from: a 2-layer
-    LSTM and GRU (width 256, batch 8: small kernels, issued one time step
-    at a time) at 16 and 64 steps; per kernel, the slope of the time over the
-    kernels the profiler counts; per call, what is left at no kernels."""
+    """{rnn_fwd, rnn_per_kernel} in us, and the runs they come from: a
+    one-layer LSTM and GRU of width 256 at batch 1 and 8 (wide enough for
+    cuDNN's standard algorithm, which launches every time step's kernels, and
+    short kernels, so the host bounds the call) at 16 and 128 steps; per
+    kernel, the slope of the time over the kernels the profiler counts; per
+    call, what is left at no kernels. Each run records its kernels' summed
+    time, and `host_bound` is false where that sum is over half the call:
+    the slope comes from host-bound pairs where there are any."""
     from torch.profiler import profile, ProfilerActivity
     runs = []
     for cls in (torch.nn.LSTM, torch.nn.GRU):
-        rnn = cls(256, 256, num_layers=2, batch_first=True).to(dev)
-        for steps in (16, 64):
-            x = torch.randn(8, steps, 256, device=dev)
+        rnn = cls(256, 256, num_layers=1, batch_first=True).to(dev)
+        for batch, steps in ((1, 16), (1, 128), (8, 16), (8, 128)):
+            x = torch.randn(batch, steps, 256, device=dev)
             us = per_call_us(lambda: rnn(x), calls)
             with profile(activities=[ProfilerActivity.CUDA]) as prof:
                 rnn(x)
                 torch.cuda.synchronize()
-            kernels = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
-            runs.append(dict(rnn=cls.__name__, steps=steps, us=us, kernels=kernels))
-    slopes = [(b["us"] - a["us"]) / (b["kernels"] - a["kernels"])
-              for a, b in zip(runs[0::2], runs[1::2]) if b["kernels"] > a["kernels"]]
+            kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+            kernel_us = sum(e.time_range.elapsed_us() for e in kernels)
+            runs.append(dict(rnn=cls.__name__, batch=batch, steps=steps, us=us, kernels=len(kernels),
+                             kernel_us=kernel_us, host_bound=kernel_us < 0.5 * us))
+    pairs = [(a, b) for a, b in zip(runs[0::2], runs[1::2]) if b["kernels"] > a["kernels"]]
+    host_bound = [(a, b) for a, b in pairs if a["host_bound"] and b["host_bound"]]
+    slopes = [(b["us"] - a["us"]) / (b["kernels"] - a["kernels"]) for a, b in host_bound or pairs]
     per_kernel = max(statistics.mean(slopes), 0.0) if slopes else 0.0
     per_call = statistics.mean(max(r["us"] - per_kernel * r["kernels"], 0.0) for r in runs)
     return {"rnn_fwd": per_call, "rnn_per_kernel": per_kernel}, runs
@@ -272,9 +281,8 @@ def in_network_factors(dev, costs, calls):
     return dict(forward=forward, training=training, measured=measured, predicted=predicted)
 
 
-def calibrate(dev, quick):
-    calls = 300 if quick else 2000
-    ops = forward_ops(dev)
+def calibrate_round(dev, ops, calls):
+    """One round: every isolated op, the networks' factors, the RNN runs."""
     with torch.no_grad():
         measured = {name: per_call_us(fn, calls) for name, (_, fn) in ops.items()}
     by_kind = {}
@@ -294,7 +302,20 @@ def calibrate(dev, quick):
             costs[kind] = us
         else:
             costs[kind] = us * factors["forward"]
-    return measured, isolated, factors, costs
+    return dict(ops_us=measured, isolated_us=isolated, factors=factors, kinds_us=costs)
+
+
+def calibrate(dev, quick, rounds):
+    """`rounds` rounds, one after another, each scaling its isolated costs by
+    factors taken minutes apart at most; per kind, the median over rounds.
+    A host whose pace drifts between states then neither mixes an isolated
+    cost of one state with a factor of another nor rests on one round."""
+    calls = max((300 if quick else 2000) // rounds, 100)
+    ops = forward_ops(dev)
+    taken = [calibrate_round(dev, ops, calls) for _ in range(rounds)]
+    costs = {k: statistics.median(r["kinds_us"][k] for r in taken) for k in taken[0]["kinds_us"]}
+    factors = {k: statistics.median(r["factors"][k] for r in taken) for k in ("forward", "training")}
+    return taken, factors, costs
 
 
 def host_yaml(costs, info, factors):
@@ -321,7 +342,11 @@ def main():
     ap.add_argument("--json", help="also write every op's measurement as JSON here")
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="fewer calls per loop (about 10 s; noisier)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="calibrate this many times in a row and keep each kind's median (default 3)")
     args = ap.parse_args()
+    if args.rounds < 1:
+        sys.exit(f"host_calibrate.py: --rounds {args.rounds}: give 1 or more")
     if torch is None:
         sys.exit(f"host_calibrate.py: PyTorch is needed ({TORCH_ERROR}); install it with CUDA support")
     if not torch.cuda.is_available():
@@ -329,7 +354,7 @@ def main():
     torch.cuda.set_device(args.device)
     dev = f"cuda:{args.device}"
     t0 = time.time()
-    measured, isolated, factors, costs = calibrate(dev, args.quick)
+    taken, factors, costs = calibrate(dev, args.quick, args.rounds)
     info = dict(cpu=cpu_model(), torch=torch.__version__, python=platform.python_version(),
                 gpu=torch.cuda.get_device_name(args.device),
                 time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -345,8 +370,7 @@ def main():
         sys.stdout.write(text)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(info=info, ops_us=measured, isolated_us=isolated, factors=factors,
-                           kinds_us=costs), f, indent=1)
+            json.dump(dict(info=info, factors=factors, kinds_us=costs, rounds=taken), f, indent=1)
 
 
 if __name__ == "__main__":

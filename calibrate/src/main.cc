@@ -22,7 +22,7 @@ const char kUsage[] =
     "  dlsim-calibrate probe --out MACHINE.yaml [--datasheet FILE.yaml] [--device N]\n"
     "  dlsim-calibrate keys [--jobs FILE]... [--sweep NAME]... [--key KEY]...\n"
     "  dlsim-calibrate nccl --out TABLE.csv [--gpus N] [--max-bytes B] [--reps N]\n"
-    "  dlsim-calibrate host [--out HOST.yaml] [--json FILE] [--device N] [--quick]\n"
+    "  dlsim-calibrate host [--out HOST.yaml] [--json FILE] [--device N] [--quick] [--rounds R]\n"
     "\n"
     "run      measures every key of the job lists (one kernel key per line, '#' comments;\n"
     "         docs/kernel-keys.md) and sweeps (gemm, conv, memory, launch, all) that is not\n"
@@ -46,7 +46,7 @@ const char kUsage[] =
     "         --max-bytes (default 1 GiB, x4 steps) on the first N GPUs (default all);\n"
     "         writes the CSV collective table of docs/parallel.md (needs an NCCL build)\n"
     "host     measures what PyTorch's eager mode costs the CPU per op, by kernel kind (about\n"
-    "         30 s, no model; runs calibrate/host_calibrate.py with python3, which needs\n"
+    "         40 s, no model; runs calibrate/host_calibrate.py with python3, which needs\n"
     "         PyTorch with CUDA); writes a host profile for dlsim estimate --host FILE\n";
 
 bool NeedValue(int i, int argc, const char* flag) {
