@@ -14,6 +14,8 @@ double ForwardDispatchS(const HostSpec& host, const KernelCall* first) {
   return it != host.dispatch_s_by_kind.end() ? it->second : DispatchS(host, kind);
 }
 
+bool DispatchesInEager(const std::string& op_type) { return op_type != "Identity"; }
+
 bool IsAutocastCast(const KernelCall& call) {
   if (call.kind != KernelKind::kCopy) return false;
   const std::string op = call.StrParam("op", "");

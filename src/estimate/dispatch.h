@@ -20,6 +20,11 @@ double DispatchS(const HostSpec& host, const std::string& key);
 // precision (batch norm with fp16 weights runs its native kernel, not cuDNN).
 double ForwardDispatchS(const HostSpec& host, const KernelCall* first);
 
+// Whether the framework runs an op of its own for a node of `op_type`: not
+// for an ONNX Identity, which exporters write for a parameter or constant
+// shared under a second name (the eager model reads the tensor itself).
+bool DispatchesInEager(const std::string& op_type);
+
 // An autocast cast (--amp): an op of its own in PyTorch (aten::_to_copy, and
 // in training its ToCopyBackward node), though the lowering puts it among
 // the calls of the node whose input it casts.

@@ -185,6 +185,7 @@ struct LayerTimes {
   double bwd_s = 0;
   int64_t rnn_fwd_kernels = 0;
   int64_t rnn_bwd_kernels = 0;
+  bool dispatches = true;  // DispatchesInEager
 };
 
 // `t` with the kernels the RNN calls among `costs` (parallel to t.calls) launch.
@@ -212,7 +213,8 @@ TaskTimes TimeTasks(size_t task_count, size_t graph_nodes, const std::vector<Lay
   for (size_t i = 0; i < n; ++i) {
     t.device_s[i] = layers[i].fwd_s;
     t.streamed_dispatch_s[i] = RnnPerKernelS(host) * static_cast<double>(layers[i].rnn_fwd_kernels);
-    t.dispatch_s[i] = NodeForwardDispatchS(host, *layers[i].calls) + t.streamed_dispatch_s[i];
+    t.dispatch_s[i] = (layers[i].dispatches ? NodeForwardDispatchS(host, *layers[i].calls) : 0.0) +
+                      t.streamed_dispatch_s[i];
   }
   if (task_count == n) return t;
   for (size_t r = 0; r < n; ++r) {
@@ -235,6 +237,7 @@ std::vector<LayerTimes> TimesOfLayers(const std::vector<LayerEstimate>& layers) 
   out.reserve(layers.size());
   for (const LayerEstimate& l : layers) {
     LayerTimes t{&l.calls, l.fwd_s, l.bwd_s};
+    t.dispatches = DispatchesInEager(l.op_type);
     CountRnnKernels(l.costs, &t);
     out.push_back(t);
   }
@@ -247,6 +250,7 @@ std::vector<LayerTimes> TimesOfCosts(const LoweredGraph& lowered,
   out.reserve(lowered.nodes.size());
   for (size_t i = 0; i < lowered.nodes.size(); ++i) {
     LayerTimes t{&lowered.nodes[i].calls};
+    t.dispatches = DispatchesInEager(lowered.nodes[i].op_type);
     for (size_t j = 0; j < costs[i].size(); ++j) {
       (lowered.nodes[i].calls[j].phase == Phase::kForward ? t.fwd_s : t.bwd_s) += costs[i][j].time_s;
     }

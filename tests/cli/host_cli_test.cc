@@ -24,6 +24,23 @@ TEST(HostCli, AFlatProfileDispatchesEveryNodeAtItsCost) {
   EXPECT_GE(j["eager_ms"].get<double>(), j["host_dispatch_ms"].get<double>());
 }
 
+// resnet18's export names shared batch-norm statistics twice through 72
+// Identity nodes: the eager model reads those tensors, it runs no op.
+TEST(HostCli, AnIdentityDispatchesNothing) {
+  const Outcome r = RunDlsim("estimate " + SourcePath("tests/data/zoo/resnet18.onnx") +
+                             " --machine h100 --batch 8 --format json --host " +
+                             SourcePath("tests/data/hosts/flat.yaml"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  const auto& layers = j["layers"];
+  const auto identities = std::count_if(layers.begin(), layers.end(), [](const nlohmann::json& l) {
+    return l["op_type"] == "Identity";
+  });
+  EXPECT_EQ(identities, 72);
+  EXPECT_NEAR(j["host_dispatch_ms"].get<double>(),
+              0.010 * static_cast<double>(layers.size() - static_cast<size_t>(identities)), 1e-12);
+}
+
 TEST(HostCli, TheProfileChangesOnlyTheHost) {
   const nlohmann::json bundled = EstimateJson("");
   const nlohmann::json flat = EstimateJson("--host " + SourcePath("tests/data/hosts/flat.yaml"));

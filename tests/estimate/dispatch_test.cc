@@ -32,6 +32,11 @@ TEST(Dispatch, KindEntryForOtherDtypes) {
   EXPECT_EQ(ForwardDispatchS(Host(), &bn32), 40e-6);
 }
 
+TEST(Dispatch, AnIdentityIsNoOpOfTheFramework) {
+  EXPECT_FALSE(DispatchesInEager("Identity"));
+  EXPECT_TRUE(DispatchesInEager("Relu"));
+}
+
 TEST(Dispatch, DefaultForUnlistedKinds) {
   KernelCall add = Call(KernelKind::kElementwise, DType::kFloat16);
   EXPECT_EQ(ForwardDispatchS(Host(), &add), 50e-6);
