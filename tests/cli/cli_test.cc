@@ -114,7 +114,7 @@ TEST(CliTest, EstimateLeadsWithTheHeadline) {
   CmdResult r = Dlsim("estimate " + Zoo("resnet50") + " --machine h100 --batch 1 --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   // the eager band: x 0.787 and x 1.774, a host not calibrated on this machine, inference
-  EXPECT_NE(r.out.find("estimate: 4.686 ms per batch run op by op (eager, P10-P90 3.688 ms - 8.313 ms); "
+  EXPECT_NE(r.out.find("estimate: 4.626 ms per batch run op by op (eager, P10-P90 3.641 ms - 8.207 ms); "
                        "942.7 us captured"),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("host-bound: the GPU is busy 20 % of the eager time"), std::string::npos)
