@@ -13,8 +13,12 @@ third estimate scales the calibrated host by the index taken just before the
 case over the index taken just after the calibration: the host calibrated as
 it was when the case ran.
 
+With --round R only the times of round R are scored (runs whose cases were
+timed in several rounds): set beside the median over rounds, it shows how
+much of the error is the loop's own variation.
+
 Usage: eager_eval.py [--data DIR] [--dlsim build/dlsim] [--machine h100]
-                     [--side test|cal|all] [--jobs N] [--csv FILE] [--drift]
+                     [--side test|cal|all] [--jobs N] [--csv FILE] [--drift] [--round R]
 """
 import argparse
 import collections
@@ -51,9 +55,10 @@ def mean_profile(jsons, out_path, scale=1.0):
     return out_path
 
 
-def cases(data_dir, side, drift=False):
+def cases(data_dir, side, drift=False, only_round=None):
     """(record, host profile path) of every eager case of the side, from each run in DATA.
-    With `drift`, the profile is scaled by the case's host index over the run's first."""
+    With `drift`, the profile is scaled by the case's host index over the run's first.
+    With `only_round`, a case timed in several rounds keeps that round's time alone."""
     out = []
     prof_dir = os.path.join(ROOT, "build", "eager-hosts")
     os.makedirs(prof_dir, exist_ok=True)
@@ -72,6 +77,8 @@ def cases(data_dir, side, drift=False):
             if "model" not in rec or "error" in rec:
                 continue
             if side != "all" and corpus.spec(rec["model"])["side"] != side:
+                continue
+            if only_round is not None and rec.get("round", 0) != only_round:
                 continue
             rounds[(rec["model"], rec["mode"], rec["dtype"])].append(rec)
         if drift and start_index is None:
@@ -136,11 +143,13 @@ def main():
     ap.add_argument("--side", default="test", choices=["test", "cal", "all"])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--csv")
+    ap.add_argument("--round", type=int, dest="only_round",
+                    help="score one round's times (measure_eager.py --rounds) instead of their median")
     ap.add_argument("--drift", action="store_true",
                     help="scale the calibrated host by each case's host index (measure_eager.py)")
     args = ap.parse_args()
     evaluate.unpack()
-    work = [(rec, prof, ex) for rec, prof in cases(args.data, args.side, args.drift) for ex in evaluate.EXPORTERS]
+    work = [(rec, prof, ex) for rec, prof in cases(args.data, args.side, args.drift, args.only_round) for ex in evaluate.EXPORTERS]
     with ThreadPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(lambda w: row_of(args.dlsim, args.machine, *w), work))
     failed = [r for r in rows if r["error"]]
@@ -152,6 +161,7 @@ def main():
         groups[(r["mode"], "")].append(r)
         groups[(r["mode"], r["dtype"])].append(r)
     print(f"eager time, corpus {args.side} side, {len(rows)} estimates ({len(failed)} failed)"
+          + (f"; round {args.only_round} alone" if args.only_round is not None else "")
           + ("; calibrated host scaled by each case's host index" if args.drift else ""))
     for (mode, dtype), rs in sorted(groups.items()):
         label = f"{mode} {dtype}".strip()
