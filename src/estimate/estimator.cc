@@ -298,6 +298,7 @@ std::vector<TaskTiming> Timeline(const ScheduleResult& sched, const TaskDag& dag
     x.dispatch_start_s = sched.dispatch_start_s[t];
     x.dispatch_end_s = sched.dispatch_end_s[t];
     x.eager_start_s = sched.eager_start_s[t];
+    x.eager_end_s = sched.eager_end_s[t];
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // The estimate's schedules as a Chrome trace (docs/reports.md, --trace).
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +70,37 @@ void AddCriticalPath(const Estimate& e, json* events) {
   }
 }
 
+// The task's kernels from start_s to end_s, where that span is longer than
+// their time: an RNN's kernels wait for the host to launch each, so each call
+// is drawn as the kernels it launches, spread evenly over the span.
+void AddLaunchBoundKernels(const Estimate& e, const TaskTiming& task, double start_s, double end_s,
+                           int pid, int tid, json* events) {
+  const LayerEstimate& layer = e.layers[task.layer];
+  int64_t slices = 0;
+  for (size_t i = 0; i < layer.calls.size(); ++i) {
+    if (InTask(layer.calls[i], task.phase)) slices += std::max<int64_t>(layer.costs[i].kernels, 1);
+  }
+  const double step_s = (end_s - start_s) / static_cast<double>(std::max<int64_t>(slices, 1));
+  int64_t slice = 0;
+  for (size_t i = 0; i < layer.calls.size(); ++i) {
+    const KernelCall& call = layer.calls[i];
+    if (!InTask(call, task.phase)) continue;
+    const CallCost& cost = layer.costs[i];
+    const int64_t kernels = std::max<int64_t>(cost.kernels, 1);
+    for (int64_t k = 0; k < kernels; ++k, ++slice) {
+      // each kernel ends as the next launch is due: the last at end_s
+      const double dur_s = cost.time_s / static_cast<double>(kernels);
+      const double at_s = start_s + static_cast<double>(slice + 1) * step_s - dur_s;
+      events->push_back(Complete(layer.name + ":" + KernelKindName(call.kind), PhaseName(call.phase),
+                                 std::max(at_s, start_s), dur_s, pid, tid,
+                                 {{"op_type", layer.op_type},
+                                  {"key", call.Key()},
+                                  {"source", CostSourceName(cost.source)},
+                                  {"kernel", std::to_string(k + 1) + " of " + std::to_string(kernels)}}));
+    }
+  }
+}
+
 // The host's dispatch of each task beside the device running it.
 void AddEager(const Estimate& e, json* events) {
   events->push_back(NameEvent("process_name", kHostPid, kDispatchTid, "host"));
@@ -81,7 +113,11 @@ void AddEager(const Estimate& e, json* events) {
       events->push_back(Complete(task.name, "dispatch", task.dispatch_start_s, dispatch_s, kHostPid,
                                  kDispatchTid, {{"op_type", e.layers[task.layer].op_type}}));
     }
-    AddKernels(e, task, task.eager_start_s, kEagerPid, kStreamTid, events);
+    if (task.eager_end_s > task.eager_start_s + task.device_s * (1 + 1e-9)) {
+      AddLaunchBoundKernels(e, task, task.eager_start_s, task.eager_end_s, kEagerPid, kStreamTid, events);
+    } else {
+      AddKernels(e, task, task.eager_start_s, kEagerPid, kStreamTid, events);
+    }
   }
 }
 

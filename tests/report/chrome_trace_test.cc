@@ -116,6 +116,41 @@ TEST(EstimateTrace, EagerHasTheHostBesideTheDevice) {
   EXPECT_DOUBLE_EQ(e.eager_s * 1e6, 110);
 }
 
+// x -> LSTM of 8 steps, its call priced 20 us over 4 kernels (every other
+// node's calls: none). The host pays 20 us for the call and 10 us for each
+// kernel's launch (rnn_per_kernel) and the GPU runs each kernel as it is
+// launched: the call spans 20..60 us, a 5 us kernel ending every 10 us.
+TEST(EstimateTrace, AnRnnsKernelsWaitForTheirLaunches) {
+  GraphBuilder b;
+  b.Input("x", {8, 1, 16}).Weight("W", {1, 128, 16}).Weight("R", {1, 128, 32});
+  Node& lstm = b.Op("LSTM", "lstm", {"x", "W", "R"}, "y", {8, 1, 1, 32});
+  GraphBuilder::SetInt(lstm, "hidden_size", 32);
+  const Graph graph = b.Build({"y"});
+  auto plan = PlanEstimate(graph, {});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->lowered.nodes.size(), 1u);
+  ASSERT_EQ(plan->lowered.nodes[0].calls.size(), 1u);
+  CallCost cost;
+  cost.time_s = 20e-6;
+  cost.kernels = 4;
+  Machine m = HostOf(20);
+  m.host.dispatch_s_by_kind["rnn_per_kernel"] = 10e-6;
+  auto e = EstimatePlanned(graph, *plan, {{cost}}, m, {});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_DOUBLE_EQ(e->eager_s * 1e6, 60);
+  const json t = Trace(*e);
+  ExpectAt(Events(t, 3, 1, "lstm"), 0, 60);
+  const std::vector<json> kernels = Events(t, 4, 1, "lstm:rnn_fwd");
+  ASSERT_EQ(kernels.size(), 4u);
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    EXPECT_NEAR(kernels[k]["ts"].get<double>(), 25 + 10.0 * static_cast<double>(k), 1e-9) << k;
+    EXPECT_NEAR(kernels[k]["dur"].get<double>(), 5, 1e-9) << k;
+    EXPECT_EQ(kernels[k]["args"]["kernel"], std::to_string(k + 1) + " of 4");
+  }
+  // the one-stream track keeps the call whole
+  ExpectAt(Events(t, 1, 1, "lstm:rnn_fwd"), 0, 20);
+}
+
 TEST(EstimateTrace, NoHostTrackWithoutDispatchCosts) {
   const json t = Trace(Priced(TwoBranches(), {}, HostOf(0), {30, 50, 10}));
   EXPECT_EQ(MetaName(t, "process_name", 3, 1), "");

@@ -64,6 +64,8 @@ struct TaskTiming {
   double dispatch_start_s = 0;  // eager: the host dispatches it in
   double dispatch_end_s = 0;    //   [dispatch_start_s, dispatch_end_s)
   double eager_start_s = 0;     //   and the device runs it from eager_start_s
+  double eager_end_s = 0;       //   to eager_end_s (later than its device time
+                                //   when its kernels wait for per-kernel launches)
 };
 
 struct Estimate {
