@@ -69,10 +69,8 @@ def main():
                 rec = dict(phase=phase, round=r, pid=os.getpid(), t=time.time(),
                            teardown_cupti=os.environ.get("TEARDOWN_CUPTI"))
                 rec.update(timed_round(ops, cnn, cnn_x, models))
-                out.write(json.dumps(rec) + "\n")
-                out.flush()
-                print(json.dumps({k: (round(v, 1) if isinstance(v, float) else v) for k, v in rec.items()}),
-                      flush=True)
+                print(json.dumps(rec), file=out, flush=True)
+                print(f"# {phase} round {r}: " + " ".join(f"{n} {rec[n]:.0f} us" for n, *_ in models), flush=True)
 
 
 if __name__ == "__main__":

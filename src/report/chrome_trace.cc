@@ -35,6 +35,16 @@ bool InTask(const KernelCall& call, Phase task_phase) {
   return (call.phase == Phase::kForward) == (task_phase == Phase::kForward);
 }
 
+// One call of `layer` (or one of its kernels) on a GPU track.
+json CallEvent(const LayerEstimate& layer, size_t i, double start_s, double dur_s, int pid, int tid) {
+  const KernelCall& call = layer.calls[i];
+  return Complete(layer.name + ":" + KernelKindName(call.kind), PhaseName(call.phase), start_s, dur_s, pid,
+                  tid,
+                  {{"op_type", layer.op_type},
+                   {"key", call.Key()},
+                   {"source", CostSourceName(layer.costs[i].source)}});
+}
+
 // The task's kernels, back to back from start_s.
 void AddKernels(const Estimate& e, const TaskTiming& task, double start_s, int pid, int tid,
                 json* events) {
@@ -42,13 +52,8 @@ void AddKernels(const Estimate& e, const TaskTiming& task, double start_s, int p
   for (size_t i = 0; i < layer.calls.size(); ++i) {
     const KernelCall& call = layer.calls[i];
     if (!InTask(call, task.phase)) continue;
-    const CallCost& cost = layer.costs[i];
-    events->push_back(Complete(layer.name + ":" + KernelKindName(call.kind), PhaseName(call.phase),
-                               start_s, cost.time_s, pid, tid,
-                               {{"op_type", layer.op_type},
-                                {"key", call.Key()},
-                                {"source", CostSourceName(cost.source)}}));
-    start_s += cost.time_s;
+    events->push_back(CallEvent(layer, i, start_s, layer.costs[i].time_s, pid, tid));
+    start_s += layer.costs[i].time_s;
   }
 }
 
@@ -91,12 +96,9 @@ void AddLaunchBoundKernels(const Estimate& e, const TaskTiming& task, double sta
       // each kernel ends as the next launch is due: the last at end_s
       const double dur_s = cost.time_s / static_cast<double>(kernels);
       const double at_s = start_s + static_cast<double>(slice + 1) * step_s - dur_s;
-      events->push_back(Complete(layer.name + ":" + KernelKindName(call.kind), PhaseName(call.phase),
-                                 std::max(at_s, start_s), dur_s, pid, tid,
-                                 {{"op_type", layer.op_type},
-                                  {"key", call.Key()},
-                                  {"source", CostSourceName(cost.source)},
-                                  {"kernel", std::to_string(k + 1) + " of " + std::to_string(kernels)}}));
+      json ev = CallEvent(layer, i, std::max(at_s, start_s), dur_s, pid, tid);
+      ev["args"]["kernel"] = std::to_string(k + 1) + " of " + std::to_string(kernels);
+      events->push_back(std::move(ev));
     }
   }
 }
