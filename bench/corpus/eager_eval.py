@@ -60,7 +60,8 @@ def cases(data_dir, side, drift=False, only_round=None):
     With `drift`, the profile is scaled by the case's host index over the run's first.
     With `only_round`, a case timed in several rounds keeps that round's time alone."""
     out = []
-    prof_dir = os.path.join(ROOT, "build", "eager-hosts")
+    # one folder per data folder: evaluations of two runs can go side by side
+    prof_dir = os.path.join(ROOT, "build", "eager-hosts", os.path.basename(os.path.abspath(data_dir)))
     os.makedirs(prof_dir, exist_ok=True)
     for eager in sorted(glob.glob(os.path.join(data_dir, "eager_*.jsonl"))):
         run = os.path.basename(eager)[len("eager_"):-len(".jsonl")]
