@@ -177,45 +177,42 @@ def chain(dev, depth, trainable):
 SGD_MOMENTUM_LAUNCHES = 3
 
 
-def step_beyond_backward_us(dev, depth, calls):
-    """A training step's time beyond forward and backward of the same graph
-    (zero_grad, the weights' gradients and AccumulateGrad, SGD with momentum)
-    for a chain of `depth` Linear+ReLU layers: 2 x depth parameter tensors."""
+def chain_times_us(dev, depth, calls):
+    """(forward, forward + backward, training step) of a chain of `depth`
+    Linear+ReLU layers: the first two with frozen weights and an input that
+    takes a gradient (every layer runs its backward), the step with trainable
+    weights (2 x depth parameter tensors) and SGD with momentum."""
     frozen = chain(dev, depth, trainable=False)
     x = torch.randn(4, 8, device=dev, requires_grad=True)
     net = chain(dev, depth, trainable=True)
     opt = torch.optim.SGD(net.parameters(), lr=1e-3, momentum=0.9)
     xs = torch.randn(4, 8, device=dev)  # no grad for the input: only parameters collect
 
+    def fwd_bwd():
+        frozen(x).sum().backward()
+
     def step():
         opt.zero_grad(set_to_none=True)
         net(xs).sum().backward()
         opt.step()
-
-    def fwd_bwd_frozen_like():
-        frozen(x).sum().backward()
-    return per_call_us(step, calls) - per_call_us(fwd_bwd_frozen_like, calls)
+    with torch.no_grad():
+        fwd = per_call_us(lambda: frozen(x), calls)
+    return fwd, per_call_us(fwd_bwd, calls), per_call_us(step, calls)
 
 
 def training_costs(dev, calls):
     """backward per node, optimizer per tensor and per launch, in us. The
-    step's cost beyond backward, at two depths, splits into a part per
-    parameter tensor (the slope) and a part per step (the intercept: the
-    optimizer's and zero_grad's Python, the backward's start), which dlsim
-    charges as `optimizer` on each of SGD with momentum's launches."""
-    depth = 16
-    x = torch.randn(4, 8, device=dev, requires_grad=True)
-    frozen = chain(dev, depth, trainable=False)
-    with torch.no_grad():
-        fwd = per_call_us(lambda: frozen(x), calls)
-
-    def fwd_bwd():
-        frozen(x).sum().backward()
+    step's cost beyond forward and backward (zero_grad, the weights'
+    gradients and AccumulateGrad, SGD with momentum), at two depths, splits
+    into a part per parameter tensor (the slope) and a part per step (the
+    intercept: the optimizer's and zero_grad's Python, the backward's start),
+    which dlsim charges as `optimizer` on each of SGD with momentum's launches."""
+    shallow, depth = 2, 16
+    times = {d: chain_times_us(dev, d, calls) for d in (shallow, depth)}
+    fwd, fwd_bwd, _ = times[depth]
     nodes_with_backward = 2 * depth + 1  # Linear, ReLU per layer, and the sum
-    backward = (per_call_us(fwd_bwd, calls) - fwd) / nodes_with_backward
-
-    shallow = 2
-    beyond = {d: step_beyond_backward_us(dev, d, calls) for d in (shallow, depth)}
+    backward = (fwd_bwd - fwd) / nodes_with_backward
+    beyond = {d: step - fb for d, (_, fb, step) in times.items()}
     per_tensor = max((beyond[depth] - beyond[shallow]) / (2 * (depth - shallow)), 0.0)
     per_step = max(beyond[shallow] - 2 * shallow * per_tensor, 0.0)
     return {"backward": backward, "optimizer_per_tensor": per_tensor,

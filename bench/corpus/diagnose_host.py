@@ -43,6 +43,17 @@ def top_level_ops(fn):
     return n
 
 
+def load_models(specs, dev):
+    """[(name, batch, model in eval mode on dev, fp32 input)] of NAME[:BATCH]
+    specs, the batch the corpus spec draws where none is given."""
+    models = []
+    for m in specs:
+        name, _, b = m.partition(":")
+        batch = int(b) if b else corpus.spec(name)["batch"]
+        models.append((name, batch, families.build(name).to(dev).eval(), families.make_input(name, batch, "fp32")))
+    return models
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -54,13 +65,7 @@ def main():
     ops = hc.forward_ops(dev)
     nets = hc.networks(dev)
     cnn, cnn_x = nets["cnn"][0].eval(), nets["cnn"][1]
-    models = []
-    for m in a.models:
-        name, _, b = m.partition(":")
-        batch = int(b) if b else corpus.spec(name)["batch"]
-        net = families.build(name).to(dev).eval()
-        x = families.make_input(name, batch, "fp32")
-        models.append((name, batch, net, x))
+    models = load_models(a.models, dev)
     for bench in (False, True):
         torch.backends.cudnn.benchmark = bench
         with torch.no_grad():

@@ -24,9 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "calibrate"))
 sys.path.insert(0, os.path.join(HERE, "..", "accuracy"))
-import corpus  # noqa: E402
-import families  # noqa: E402
 import host_calibrate as hc  # noqa: E402
+from diagnose_host import load_models  # noqa: E402
 from reference_runs import time_fn  # noqa: E402  measure_eager.py's timing
 from rounds import set_reference_math  # noqa: E402
 
@@ -52,11 +51,7 @@ def main():
     ops = hc.forward_ops(dev)
     cnn, cnn_x = hc.networks(dev)["cnn"][:2]
     cnn.eval()
-    models = []
-    for m in a.models:
-        name, _, b = m.partition(":")
-        batch = int(b) if b else corpus.spec(name)["batch"]
-        models.append((name, batch, families.build(name).to(dev).eval(), families.make_input(name, batch, "fp32")))
+    models = load_models(a.models, dev)
     with open(a.out, "a") as out, torch.no_grad():
         for phase in ("clean", "after_profiler"):
             if phase == "after_profiler":
